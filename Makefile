@@ -1,0 +1,30 @@
+# Two entry points, both self-contained on a machine with Python 3.10+, git and make:
+#   make demo   - create .venv, install IHMT, run the demo on an embedded default store
+#   make test   - create .venv, install IHMT with its development extras, run ruff and pytest
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test install dev lint clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+install: $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+
+dev: $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[dev]'
+
+demo: install
+	$(BIN)/ihmt demo
+
+lint: dev
+	$(BIN)/ruff check src tests bench
+
+test: dev lint
+	$(BIN)/python -m pytest -q
+
+clean:
+	rm -rf $(VENV) build src/*.egg-info .pytest_cache

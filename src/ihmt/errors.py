@@ -1,0 +1,30 @@
+"""Exceptions raised by IHMT. Every message says what went wrong and what to do about it."""
+
+from __future__ import annotations
+
+
+class IHMTError(Exception):
+    """Base class of every error IHMT raises on purpose."""
+
+
+class StoreError(IHMTError):
+    """The memory folder is missing, unwritable or not an IHMT store."""
+
+
+class InputError(IHMTError, ValueError):
+    """Something handed to IHMT cannot be stored or searched as given (empty, binary, too big)."""
+
+
+class DamagedFileError(IHMTError):
+    """A file of the store could not be parsed; derived files are rebuilt, leaves quarantined."""
+
+
+class NotFoundError(IHMTError, KeyError):
+    """An id, path or project that was asked for does not exist."""
+
+    def __str__(self) -> str:  # KeyError quotes its argument; we want the plain message
+        return str(self.args[0]) if self.args else ""
+
+
+class SecretError(InputError):
+    """The content looks like it holds a secret (a key, a token, a password)."""

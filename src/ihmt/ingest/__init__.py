@@ -1,0 +1,1 @@
+"""Turning documents into leaves: detect type and domain, split, date and tag the pieces."""

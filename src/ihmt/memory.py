@@ -1,0 +1,561 @@
+"""The facade: one object per memory folder, used by the CLI, the MCP server, the GUI and
+the tests alike.
+
+    from ihmt import Memory
+    mem = Memory.open("~/.ihmt", create=True)
+    mem.save("We chose Postgres for billing because we need transactions.")
+    print(mem.search("why postgres for billing").best.text)
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import date as _date
+from pathlib import Path
+from typing import Any
+
+from .config import Config
+from .errors import DamagedFileError, InputError, NotFoundError, StoreError
+from .ingest.detect import detect
+from .ingest.languages import language_for
+from .ingest.split import split
+from .model import DATA_TYPES, Hit, Leaf, SearchResult
+from .search.descent import descend
+from .search.rank import assess
+from .store import files
+from .store.leaves import checksum
+from .store.store import Store, resolve_store_path, utcnow
+from .text import term_counts, tokenize
+from .tree.consolidate import Consolidator, leaf_entry
+from .tree.rebuild import rebuild as _rebuild
+from .tree.summarize import make_summarizer
+
+log = logging.getLogger(__name__)
+
+UNDATED_TYPES = ("CODE", "PROCESS")
+
+
+@dataclass
+class SaveReport:
+    """How a save or an ingest was filed."""
+
+    ids: list[str] = field(default_factory=list)  # every leaf of the input, new or not
+    new: int = 0
+    duplicates: int = 0
+    domain: str = ""
+    data_type: str = ""
+    date: str | None = None
+    events: int = 0  # Summarization Events fired
+    notices: list[str] = field(default_factory=list)  # contradictions to relay
+    warnings: list[str] = field(default_factory=list)
+    outdated: list[str] = field(default_factory=list)  # ids flagged by `replaces`
+    candidates: list[str] = field(default_factory=list)  # `replaces` was unclear: choose
+
+
+@dataclass
+class IngestItem:
+    """One file of a directory ingest: filed, or skipped with its reason."""
+
+    path: str
+    report: SaveReport | None = None
+    skipped: str | None = None
+
+
+class Memory:
+    """A memory folder opened for reading and writing (safe across threads and processes)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.config = store.config
+        self.summarizer = make_summarizer(self.config.summarizer_backend,
+                                          self.config.summarizer_model)
+        self.consolidator = Consolidator(store, self.summarizer)
+        self._bulk_depth = 0
+        self._bulk_root: dict[str, Any] | None = None
+        self._bulk_catalog: list[dict[str, Any]] = []
+        self._bulk_since = 0.0
+        self._bulk_count = 0
+        self._mutex = threading.RLock()
+        self._catalog_buf: list[dict[str, Any]] = []
+
+    # ------------------------------------------------------------------ opening
+    @classmethod
+    def open(cls, path: str | os.PathLike[str] | None = None, *, create: bool = False,
+             config: dict[str, Any] | None = None) -> Memory:
+        """Open the store at ``path`` (a store folder, or a folder holding ``ihmt_memory/``).
+
+        Without ``path``: ``$IHMT_HOME/ihmt_memory``, default ``~/.ihmt/ihmt_memory``.
+        ``config`` values apply when the store is created.
+        """
+        spath = resolve_store_path(path if path is not None else default_home())
+        if not (spath / "root.json").exists() and not (spath / "layer_0").exists():
+            if not create:
+                raise StoreError(f"no memory at {spath}: run 'ihmt init' first")
+            cfg = Config.from_dict(config or {})
+            store = Store.create(spath, cfg)
+        else:
+            store = Store.open(spath)
+        mem = cls(store)
+        mem._ensure_root()
+        return mem
+
+    @classmethod
+    def initialize(cls, path: str | os.PathLike[str], *, force: bool = False,
+                   **config: Any) -> Memory:
+        """Create (or with ``force`` reset the derived state of) a store. Leaves are kept."""
+        spath = resolve_store_path(path)
+        base = Config.load(spath) if spath.exists() else Config()
+        cfg = Config.from_dict({**base.to_dict(), **config})
+        store = Store.create(spath, cfg, force=force)
+        mem = cls(store)
+        if force:
+            mem.rebuild()
+        return mem
+
+    def close(self) -> None:
+        self.store.clear_cache()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def path(self) -> Path:
+        return self.store.path
+
+    def _ensure_root(self) -> dict[str, Any]:
+        try:
+            return self.store.root()
+        except DamagedFileError as exc:
+            self._repair(str(exc))
+            return self.store.root()
+
+    def _repair(self, reason: str) -> None:
+        msg = f"{reason}; derived files rebuilt from the leaves"
+        log.warning(msg)
+        self.store.problems.append(msg)
+        with self.store.lock.hold():
+            _rebuild(self.store, self.consolidator, force_close=False)
+
+    # ------------------------------------------------------------------ writing
+    def save(self, content: str, *, date: str | None = None, domain: str | None = None,
+             content_type: str = "auto", tags: Iterable[str] = (), source: str | None = None,
+             replaces: str | None = None) -> SaveReport:
+        """Store one memory (split only if it is long) and keep the tree consolidated.
+
+        Without ``date``, a statement is dated the day it is saved (it was true then), but
+        code and procedures stay undated: they are not events. ``replaces`` describes an
+        earlier memory this one corrects.
+        """
+        text, warnings = clean_text(content, self.config.max_input_bytes)
+        data_type, dom = self._classify(text, None, domain, content_type)
+        when = _parse_date(date) if date else None
+        if when is None and data_type not in UNDATED_TYPES:
+            from .ingest.dates import find_date
+
+            when = find_date(text) or _date.today().isoformat()
+        report = self._store_text(text, data_type=data_type, domain=dom, date=when,
+                                  tags=list(tags), source=source, language=None)
+        report.warnings = warnings + report.warnings
+        if replaces:
+            self._apply_replaces(report, replaces)
+        return report
+
+    def ingest_text(self, text: str, *, source: str | None = None, domain: str | None = None,
+                    data_type: str | None = None, tags: Iterable[str] = (),
+                    date: str | None = None) -> SaveReport:
+        """Store a document: detected, split into logical blocks, each block one leaf.
+
+        Dates come from the text (or ``date``); undated content stays undated.
+        """
+        clean, warnings = clean_text(text, self.config.max_input_bytes)
+        dt, dom = self._classify(clean, source, domain, data_type or "auto")
+        report = self._store_text(clean, data_type=dt, domain=dom,
+                                  date=_parse_date(date) if date else None, tags=list(tags),
+                                  source=source, language=language_for(source))
+        report.warnings = warnings + report.warnings
+        return report
+
+    def ingest_file(self, path: str | os.PathLike[str], *, domain: str | None = None,
+                    data_type: str | None = None, tags: Iterable[str] = ()) -> SaveReport:
+        p = Path(path).expanduser()
+        text = read_text_file(p, self.config.max_input_bytes)
+        return self.ingest_text(text, source=p.name, domain=domain, data_type=data_type,
+                                tags=tags)
+
+    def ingest_paths(self, paths: Iterable[str | os.PathLike[str]], *, domain: str | None = None,
+                     data_type: str | None = None, tags: Iterable[str] = ()
+                     ) -> Iterator[IngestItem]:
+        """Ingest files and folders (recursively), yielding each result or skip reason."""
+        tags = list(tags)
+        for target in expand_paths(paths):
+            if isinstance(target, tuple):
+                yield IngestItem(path=str(target[0]), skipped=target[1])
+                continue
+            try:
+                rep = self.ingest_file(target, domain=domain, data_type=data_type, tags=tags)
+                yield IngestItem(path=str(target), report=rep)
+            except (InputError, OSError) as exc:
+                yield IngestItem(path=str(target), skipped=str(exc))
+
+    def _classify(self, text: str, source: str | None, domain: str | None,
+                  content_type: str | None) -> tuple[str, str]:
+        ct = (content_type or "auto").upper()
+        if ct != "AUTO" and ct not in DATA_TYPES:
+            raise InputError(f"content_type {content_type!r} is not one of "
+                             f"auto, {', '.join(t.lower() for t in DATA_TYPES)}")
+        dt, dom = detect(text, source)
+        if ct != "AUTO":
+            dt = ct
+        if domain:
+            dom = domain
+        return dt, files.safe_name(dom, "domain")
+
+    def _store_text(self, text: str, *, data_type: str, domain: str, date: str | None,
+                    tags: list[str], source: str | None, language: str | None) -> SaveReport:
+        tags = [_clean_tag(t) for t in tags]
+        chunks = split(text, data_type, self.config, language=language)
+        now = utcnow()
+        prepared: list[tuple[Leaf, Counter[str]]] = []
+        for pos, ch in enumerate(chunks):
+            if not ch.text.strip():
+                continue
+            when = ch.date or date
+            leaf_tags = list(dict.fromkeys(tags + [t for t in ch.tags if isinstance(t, str)]))
+            extra = dict(ch.extra)
+            if ch.oversized:
+                extra["oversized"] = True
+            if ch.name:
+                extra.setdefault("name", ch.name)
+            leaf_id = "L-" + domain + "-" + files.digest(
+                domain, source or "save", str(pos), when or "", ch.text)
+            leaf = Leaf(
+                id=leaf_id, text=ch.text, domain=domain, data_type=data_type, date=when,
+                saved_at=now, tags=leaf_tags, parent=None,
+                span={"start_line": ch.start_line, "end_line": ch.end_line}
+                if source else None,
+                checksum=checksum(ch.text), source=source, extra=extra,
+            )
+            prepared.append((leaf, term_counts(ch.text, self.config.stemmer)))
+        if not prepared:
+            raise InputError("nothing to save: the content is empty or only whitespace")
+        report = SaveReport(domain=domain, data_type=data_type, date=date)
+        self._commit(prepared, report)
+        self._after_save(prepared, report)
+        return report
+
+    def _commit(self, prepared: list[tuple[Leaf, Counter[str]]], report: SaveReport) -> None:
+        with self._mutex:
+            if self._bulk_depth:
+                root = self._bulk_root
+                assert root is not None
+                self._add_leaves(root, prepared, report, durable=False)
+                self._bulk_count += len(prepared)
+                if time.monotonic() - self._bulk_since > 2.0:
+                    self._bulk_commit(reopen=True)
+                return
+            self.store.check_writable()
+            with self.store.lock.hold():
+                root = self._ensure_root()
+                root = _copy_root(root)
+                self._add_leaves(root, prepared, report, durable=True)
+                self.store.catalog_append(self._catalog_buf)
+                self._catalog_buf = []
+                self.store.write_root(root)
+
+    def _add_leaves(self, root: dict[str, Any], prepared: list[tuple[Leaf, Counter[str]]],
+                    report: SaveReport, *, durable: bool) -> None:
+        top_ids = {e["id"] for e in root["top"]}
+        buf: list[dict[str, Any]] = []
+        for leaf, tf in prepared:
+            report.ids.append(leaf.id)
+            if (leaf.id in top_ids or leaf.id in self.consolidator.pending
+                    or self.store.leaf_exists(leaf.id, leaf.domain)):
+                report.duplicates += 1
+                continue
+            if durable:
+                self.store.write_leaf(leaf, durable=True)
+            else:
+                self.consolidator.pending[leaf.id] = leaf
+            entry = leaf_entry(leaf, tf)
+            root["top"].append(entry)
+            top_ids.add(leaf.id)
+            root["n_leaves"] += 1
+            root["total_len"] += entry["len"]
+            dom = root["domains"].setdefault(leaf.domain, {"n_leaves": 0})
+            dom["n_leaves"] += 1
+            report.new += 1
+            buf.append({
+                "id": leaf.id, "kind": "leaf",
+                "path": f"layer_0/{leaf.domain}/{leaf.id}.txt", "domain": leaf.domain,
+                "date": leaf.date, "saved_at": leaf.saved_at, "source": leaf.source,
+            })
+        self.consolidator.durable = durable
+        try:
+            report.events += len(self.consolidator.run(root))
+        finally:
+            self.consolidator.durable = True
+        if self._bulk_depth:
+            self._bulk_catalog.extend(buf)
+        else:
+            self._catalog_buf = buf
+
+    def _after_save(self, prepared: list[tuple[Leaf, Counter[str]]], report: SaveReport) -> None:
+        """Hook for fact extraction (see ihmt.timeline)."""
+
+    @contextmanager
+    def bulk(self) -> Iterator[Memory]:
+        """Batch many saves: leaves are synced to disk together, the trunk written rarely.
+
+        Saves inside the block are acknowledged when the block exits (or at an internal
+        commit every ~2 s, when the write lock is also released so other processes can
+        write). Consolidation still runs as it goes, so memory use stays flat.
+        """
+        with self._mutex:
+            if self._bulk_depth == 0:
+                self._bulk_begin()
+            self._bulk_depth += 1
+        try:
+            yield self
+        finally:
+            with self._mutex:
+                self._bulk_depth -= 1
+                if self._bulk_depth == 0:
+                    self._bulk_commit(reopen=False)
+
+    def _bulk_begin(self) -> None:
+        self.store.check_writable()
+        self.store.lock._thread.acquire()
+        self.store.lock._file.acquire(timeout=self.store.lock.timeout)
+        self._bulk_root = _copy_root(self._ensure_root())
+        self._bulk_catalog = []
+        self._bulk_since = time.monotonic()
+
+    def _bulk_commit(self, *, reopen: bool) -> None:
+        root = self._bulk_root
+        assert root is not None
+        try:
+            for leaf in list(self.consolidator.pending.values()):
+                self.store.write_leaf(leaf, durable=False)
+            self.consolidator.pending.clear()
+            os.sync()
+            self.store.catalog_append(self._bulk_catalog)
+            self._bulk_catalog = []
+            self.store.write_root(root)
+        finally:
+            self.store.lock._file.release()
+            self.store.lock._thread.release()
+            self._bulk_root = None
+        if reopen:
+            self._bulk_begin()
+
+    def consolidate(self, force: bool = False) -> list[str]:
+        """Run due Summarization Events; ``force`` also closes partial groups (flush)."""
+        with self._mutex, self.store.lock.hold():
+            root = _copy_root(self._ensure_root())
+            created = self.consolidator.run(root, force=force)
+            if created:
+                self.store.write_root(root)
+            return created
+
+    def flush(self) -> list[str]:
+        """Close the tree completely: one top node per domain."""
+        return self.consolidate(force=True)
+
+    def rebuild(self) -> dict[str, Any]:
+        """Recreate catalog, branches and trunk from the leaves."""
+        with self._mutex, self.store.lock.hold():
+            return _rebuild(self.store, self.consolidator, force_close=False)
+
+    # ------------------------------------------------------------------ reading
+    def search(self, query: str, top_k: int = 10, *, clue: str | None = None) -> SearchResult:
+        """Walk the tree for ``query``; see :mod:`ihmt.search.descent` for why it is exact."""
+        if not isinstance(query, str) or not query.strip():
+            raise InputError("the query is empty: say what to look for")
+        if not isinstance(top_k, int) or top_k < 1:
+            raise InputError("top_k must be a positive whole number")
+        top_k = min(top_k, 100)
+        text = query if not clue else f"{query} {clue}"
+        terms = tokenize(text, self.config.stemmer)
+        for attempt in (0, 1):
+            try:
+                d = descend(self.store, terms, top_k,
+                            max_files=self.config.max_files_per_search)
+                break
+            except DamagedFileError as exc:
+                if attempt:
+                    raise
+                self._repair(str(exc))
+        root = self.store.root()
+        result = SearchResult(query=query, node_reads=d.node_reads, visited=d.visited,
+                              total_nodes=int(root.get("n_branches", 0)),
+                              total_leaves=int(root["n_leaves"]), capped=d.capped)
+        for c in d.candidates:
+            e = c.entry
+            hit = Hit(id=e["id"], score=round(c.score, 4), domain=e.get("domain", ""),
+                      date=e.get("date_from"), path=c.path, title=e.get("title", ""),
+                      excerpt=e.get("excerpt", ""), source=e.get("source"),
+                      tags=list(e.get("tags") or []), matched=c.matched)
+            hit._loader = self._loader(result)
+            result.hits.append(hit)
+        assess(result, terms, d.idf, d.n_leaves, self.config)
+        if self.store.problems:
+            result.notices.extend(self.store.problems)
+            self.store.problems.clear()
+        return result
+
+    def _loader(self, result: SearchResult):
+        def load(hit: Hit) -> str:
+            result.leaf_reads += 1
+            try:
+                return self.store.read_leaf(hit.id, hit.domain).text
+            except (NotFoundError, DamagedFileError) as exc:
+                return f"[unavailable: {exc}]"
+        return load
+
+    def get(self, leaf_id: str) -> Leaf:
+        return self.store.read_leaf(leaf_id)
+
+    def stats(self) -> dict[str, Any]:
+        root = self._ensure_root()
+        layers: Counter[int] = Counter(int(e["layer"]) for e in root["top"])
+        depth = max((int(e["layer"]) for e in root["top"]), default=0)
+        return {
+            "path": str(self.path),
+            "leaves": root["n_leaves"],
+            "branches": root.get("n_branches", 0),
+            "depth": depth,
+            "top_nodes": len(root["top"]),
+            "top_by_layer": {str(k): v for k, v in sorted(layers.items())},
+            "domains": {d: v["n_leaves"] for d, v in sorted(root["domains"].items())},
+            "avg_leaf_terms": round(root["total_len"] / root["n_leaves"], 1)
+            if root["n_leaves"] else 0,
+            "config": self.config.to_dict(),
+        }
+
+    def tree(self, depth: int | None = None) -> dict[str, Any]:
+        """The hierarchy from the trunk down (``depth`` levels of branches), as nested dicts."""
+        root = self._ensure_root()
+
+        def node(entry: dict[str, Any], level: int) -> dict[str, Any]:
+            out = {k: entry.get(k) for k in ("id", "layer", "domain", "title", "n_leaves",
+                                             "date_from", "date_to", "keywords")}
+            if int(entry["layer"]) > 0 and (depth is None or level < depth):
+                br, _ = self.store.branch(entry["id"], int(entry["layer"]))
+                out["children"] = [node(c, level + 1) for c in br.children]
+            return out
+
+        return {"id": "root", "leaves": root["n_leaves"],
+                "children": [node(e, 1) for e in root["top"]]}
+
+    def _apply_replaces(self, report: SaveReport, replaces: str) -> None:
+        """Hook for corrections (see ihmt.timeline)."""
+
+
+# ---------------------------------------------------------------------- helpers
+def default_home() -> Path:
+    return Path(os.environ.get("IHMT_HOME") or Path.home() / ".ihmt").expanduser()
+
+
+def clean_text(content: Any, max_bytes: int) -> tuple[str, list[str]]:
+    """Validate text for storage: a str, not empty, within the size cap, encodable.
+
+    Lone surrogates (unencodable halves of a UTF-16 pair) become U+FFFD and NUL bytes are
+    dropped, with a warning, instead of crashing the save.
+    """
+    if not isinstance(content, str):
+        raise InputError(f"content must be text, not {type(content).__name__}")
+    warnings: list[str] = []
+    try:
+        size = len(content.encode("utf-8"))
+    except UnicodeEncodeError:
+        content = content.encode("utf-8", "replace").decode("utf-8")
+        content = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in content)
+        size = len(content.encode("utf-8"))
+        warnings.append("lone surrogate characters were replaced by U+FFFD")
+    if "\x00" in content:
+        content = content.replace("\x00", "")
+        warnings.append("NUL characters were removed")
+    if size > max_bytes:
+        raise InputError(
+            f"content is {size:,} bytes, over the {max_bytes:,}-byte limit for one save; "
+            "split it, or raise max_input_bytes in ihmt.config.json"
+        )
+    if not content.strip():
+        raise InputError("nothing to save: the content is empty or only whitespace")
+    return content, warnings
+
+
+def read_text_file(path: Path, max_bytes: int) -> str:
+    """A UTF-8 text file's content, or InputError saying why it cannot be ingested."""
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    if not path.is_file():
+        raise InputError(f"{path}: not a regular file")
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise InputError(f"{path}: {size:,} bytes, over the {max_bytes:,}-byte limit")
+        raw = path.read_bytes()
+    except PermissionError as exc:
+        raise InputError(f"{path}: cannot be read (permission denied)") from exc
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({exc.strerror})") from exc
+    if b"\x00" in raw[:8192]:
+        raise InputError(f"{path}: binary file, skipped")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not valid UTF-8 (byte {exc.start}); convert it first") from exc
+
+
+SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", "build",
+             "dist", ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "ihmt_memory"}
+
+
+def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path | tuple[Path, str]]:
+    for raw in paths:
+        p = Path(raw).expanduser()
+        if not p.exists():
+            yield (p, "no such file or folder")
+        elif p.is_dir():
+            for sub in sorted(p.rglob("*")):
+                if any(part in SKIP_DIRS or part.startswith(".") for part in
+                       sub.relative_to(p).parts):
+                    continue
+                if sub.is_file():
+                    yield sub
+        else:
+            yield p
+
+
+def _parse_date(value: str) -> str:
+    from .ingest.dates import parse_date_arg
+
+    return parse_date_arg(value)
+
+
+def _clean_tag(tag: Any) -> str:
+    if not isinstance(tag, str) or not tag.strip():
+        raise InputError("a tag must be non-empty text")
+    tag = "".join(c for c in tag.strip() if c.isprintable())
+    if len(tag) > 100:
+        raise InputError("a tag is limited to 100 characters")
+    return tag
+
+
+def _copy_root(root: dict[str, Any]) -> dict[str, Any]:
+    """A copy safe to mutate: readers in other threads keep the cached original."""
+    out = dict(root)
+    out["top"] = list(root["top"])
+    out["domains"] = {k: dict(v) for k, v in root["domains"].items()}
+    return out

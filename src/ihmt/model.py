@@ -1,0 +1,127 @@
+"""Plain data carried between the modules: chunks, leaves, branches, facts, search results."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+# Data types a document can be classified as.
+DATA_TYPES = ("CODE", "NARRATIVE", "CLINICAL", "PERSONAL", "PROCESS", "GENERIC")
+
+
+@dataclass
+class Chunk:
+    """One logical block cut out of a document by a chunker.
+
+    ``text`` is a verbatim slice of the source: concatenating a document's chunks in order
+    gives the document back byte for byte (chunkers guarantee this).
+    """
+
+    text: str
+    start_line: int = 1  # 1-based, inclusive
+    end_line: int = 1  # 1-based, inclusive
+    kind: str = "block"  # imports, class, function, method, paragraph, entry, step, section ...
+    name: str | None = None  # symbol name for code, heading for process/narrative
+    date: str | None = None  # ISO date (YYYY-MM-DD) found in the text, if any
+    oversized: bool = False  # a block larger than max_tokens, kept whole
+    tags: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Leaf:
+    """A stored memory: raw text plus the header that lets it describe itself."""
+
+    id: str
+    text: str
+    domain: str
+    data_type: str = "GENERIC"
+    date: str | None = None  # when the content is about; None when the text carries no date
+    saved_at: str = ""  # ISO-8601 UTC time of the save (never used as the content's date)
+    tags: list[str] = field(default_factory=list)
+    parent: str | None = None
+    span: dict[str, int] | None = None
+    checksum: str = ""
+    source: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def when(self) -> str:
+        """The date shown to a reader: the content's date, or 'undated'."""
+        return self.date[:10] if self.date else "undated"
+
+
+@dataclass
+class Hit:
+    """One ranked leaf in a search result.
+
+    ``text`` is read from the leaf file only when first asked for: a compact answer shows
+    the best memory in full and the others by their excerpt, so most hits never cost a read.
+    """
+
+    id: str
+    score: float
+    domain: str = ""
+    date: str | None = None
+    path: list[str] = field(default_factory=list)  # root -> ... -> leaf id
+    title: str = ""
+    excerpt: str = ""
+    source: str | None = None
+    tags: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    outdated: bool = False
+    matched: list[str] = field(default_factory=list)  # query terms found in the leaf
+    _text: str | None = field(default=None, repr=False)
+    _loader: Callable[[Hit], str] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = self._loader(self) if self._loader else self.excerpt
+        return self._text
+
+    @property
+    def when(self) -> str:
+        return self.date[:10] if self.date else "undated"
+
+
+@dataclass
+class SearchResult:
+    """What a search returns: ranked hits plus how the descent got there."""
+
+    query: str
+    hits: list[Hit] = field(default_factory=list)
+    status: str = "FOUND"  # FOUND | AMBIGUOUS | NOT_FOUND
+    confidence: float = 0.0
+    node_reads: int = 0  # branch files visited
+    leaf_reads: int = 0  # leaf files opened (only the results shown)
+    total_nodes: int = 0  # branch files in the store
+    total_leaves: int = 0
+    visited: list[str] = field(default_factory=list)  # branch ids in the order opened
+    capped: bool = False  # the descent hit its file cap; the answer may be incomplete
+    notices: list[str] = field(default_factory=list)
+    message: str = ""
+
+    @property
+    def best(self) -> Hit | None:
+        return self.hits[0] if self.hits else None
+
+
+@dataclass
+class Fact:
+    """(subject, attribute, value) as stated on a date, with where it was said."""
+
+    subject: str
+    attribute: str
+    value: str
+    date: str  # ISO date or datetime
+    source: str | None = None  # leaf id
+    status: str = "ACTIVE"  # ACTIVE | HISTORICAL
+    valid_from: str | None = None
+    valid_to: str | None = None
+    superseded_by: str | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.subject}::{self.attribute}"

@@ -1,0 +1,51 @@
+"""Confidence, ambiguity and NOT FOUND: deciding whether a ranking is an answer.
+
+confidence = 0.6 x coverage + 0.4 x margin, where coverage is the share of the query's
+weight (idf) that the best leaf contains and margin how far it stands above its closest
+rival. A first name shared by three memories scores full coverage and no margin: that is
+exactly when the system must ask for a clue instead of guessing.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..config import Config
+from ..model import SearchResult
+
+
+def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leaves: int,
+           cfg: Config) -> None:
+    """Set ``status``, ``confidence`` and ``message`` of ``result`` in place."""
+    hits = result.hits
+    if not hits:
+        result.status = "NOT_FOUND"
+        result.confidence = 0.0
+        result.message = "nothing in memory matches this query"
+        return
+    q = list(dict.fromkeys(terms))
+    unseen = math.log(1.0 + (n_leaves + 0.5) / 0.5)  # weight of a word no memory contains
+    weights = {t: idf.get(t, unseen) for t in q}
+    total = sum(weights.values()) or 1.0
+    best = hits[0]
+    coverage = sum(weights[t] for t in set(best.matched) if t in weights) / total
+    s1 = best.score
+    s2 = hits[1].score if len(hits) > 1 else 0.0
+    margin = (s1 - s2) / s1 if s1 > 0 else 0.0
+    result.confidence = round(0.6 * coverage + 0.4 * margin, 3)
+    strong = [t for t in best.matched if weights.get(t, 0) >= 0.5 * max(weights.values())]
+    stray = len(q) >= 2 and (coverage < 0.3 or (len(set(best.matched)) == 1 and coverage < 0.5
+                                                 and not strong))
+    if stray or coverage < 0.2:
+        result.status = "NOT_FOUND"
+        result.message = ("no memory matches this query; the closest entries share only "
+                          f"'{', '.join(best.matched)}' with it")
+        return
+    rivals = [h for h in hits[1:] if h.score >= s1 * (1.0 - cfg.ambiguity_margin)]
+    if result.confidence < cfg.confidence_threshold or rivals:
+        result.status = "AMBIGUOUS"
+        n = 1 + len(rivals)
+        result.message = (f"{n} memories match this query about equally well "
+                          f"(confidence {result.confidence:.2f}); give a clue to choose")
+        return
+    result.status = "FOUND"

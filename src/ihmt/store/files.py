@@ -1,0 +1,123 @@
+"""Atomic, permission-safe file writes and names that cannot escape the store folder."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+_SAFE = re.compile(r"[^a-z0-9._-]+")
+
+
+def safe_name(value: str, what: str = "name", max_len: int = 64) -> str:
+    """A domain or tag usable as one path component: lower-case [a-z0-9._-], no dots-only.
+
+    Names that would climb out of the store ('..', '/etc', 'a/../../b') are not silently
+    rewritten into something else: they are refused with a message.
+    """
+    if not isinstance(value, str):
+        raise InputError(f"{what} must be text, not {type(value).__name__}")
+    raw = value.strip()
+    if not raw:
+        raise InputError(f"{what} is empty")
+    if "/" in raw or "\\" in raw or raw.strip(".") == "" or "\x00" in raw:
+        raise InputError(f"{what} {value!r} is not allowed: use letters, digits, '.', '_', '-'")
+    name = re.sub(r"\.{2,}", ".", _SAFE.sub("-", raw.lower())).strip("-.")
+    if not name:
+        raise InputError(f"{what} {value!r} has no usable characters: use letters or digits")
+    return name[:max_len]
+
+
+def digest(*parts: str, length: int = 12) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p.encode("utf-8", "surrogatepass"))
+        h.update(b"\x1f")
+    return h.hexdigest()[:length]
+
+
+def ensure_dir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+    return path
+
+
+def atomic_write(path: Path, data: str | bytes, *, durable: bool = False) -> None:
+    """Write ``data`` to ``path`` so that readers see the old or the new file, never half.
+
+    ``durable`` adds fsync of the file and its folder: used for leaves (the source of
+    truth), skipped for derived files, which can always be rebuilt.
+    """
+    ensure_dir(path.parent)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.chmod(tmp, FILE_MODE)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    if durable:
+        fsync_dir(path.parent)
+
+
+def fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_json(path: Path, obj: Any, *, durable: bool = False, indent: int | None = None) -> None:
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":") if indent is None else None,
+                      indent=indent)
+    atomic_write(path, text + "\n", durable=durable)
+
+
+def read_json(path: Path) -> Any:
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def append_line(path: Path, line: str, *, durable: bool = False) -> None:
+    """Append one line; a reader tolerates a torn last line, so no temp file is needed."""
+    ensure_dir(path.parent)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+    fd = os.open(path, flags, FILE_MODE)
+    try:
+        os.write(fd, (line.rstrip("\n") + "\n").encode("utf-8", "surrogatepass"))
+        if durable:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def inside(root: Path, candidate: Path) -> bool:
+    """True when ``candidate`` (symlinks resolved) lies inside ``root``."""
+    try:
+        candidate.resolve().relative_to(root.resolve())
+    except (ValueError, OSError):
+        return False
+    return True

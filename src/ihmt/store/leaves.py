@@ -1,0 +1,88 @@
+"""Leaf files: raw UTF-8 text behind a strict JSON header.
+
+::
+
+    <<<IHMT-META
+    {"leaf_id": "L-personal-3f1c0a9e2b4d", "date": "2026-02-03", ...}
+    IHMT-META>>>
+    the text, exactly as it was saved
+
+The header makes a leaf self-describing: if every derived file of the store is lost, the
+leaves alone rebuild it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from ..errors import DamagedFileError
+from ..model import Leaf
+
+OPEN = "<<<IHMT-META\n"
+CLOSE = "\nIHMT-META>>>\n"
+
+
+def checksum(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def header_of(leaf: Leaf) -> dict:
+    return {
+        "leaf_id": leaf.id,
+        "date": leaf.date,
+        "saved_at": leaf.saved_at,
+        "data_type": leaf.data_type,
+        "domain": leaf.domain,
+        "tags": leaf.tags,
+        "parent_id": leaf.parent,
+        "span": leaf.span,
+        "checksum": leaf.checksum or checksum(leaf.text),
+        "source": leaf.source,
+        "extra": leaf.extra,
+    }
+
+
+def format_leaf(leaf: Leaf) -> str:
+    head = json.dumps(header_of(leaf), ensure_ascii=False, indent=1)
+    return OPEN + head + CLOSE + leaf.text
+
+
+def parse_leaf(raw: str, where: str = "leaf") -> Leaf:
+    """Parse a leaf file's content; raises DamagedFileError when the header is unusable."""
+    if not raw.startswith(OPEN):
+        raise DamagedFileError(f"{where}: does not start with the <<<IHMT-META header")
+    end = raw.find(CLOSE, len(OPEN) - 1)
+    if end < 0:
+        raise DamagedFileError(f"{where}: header is not closed by IHMT-META>>>")
+    try:
+        head = json.loads(raw[len(OPEN) - 1 : end])
+    except ValueError as exc:
+        raise DamagedFileError(f"{where}: header is not valid JSON ({exc})") from exc
+    if not isinstance(head, dict) or not isinstance(head.get("leaf_id"), str):
+        raise DamagedFileError(f"{where}: header has no leaf_id")
+    text = raw[end + len(CLOSE) :]
+    tags = head.get("tags") or []
+    return Leaf(
+        id=head["leaf_id"],
+        text=text,
+        domain=str(head.get("domain") or "general"),
+        data_type=str(head.get("data_type") or "GENERIC"),
+        date=head.get("date") if isinstance(head.get("date"), str) else None,
+        saved_at=str(head.get("saved_at") or ""),
+        tags=[str(t) for t in tags] if isinstance(tags, list) else [],
+        parent=head.get("parent_id") if isinstance(head.get("parent_id"), str) else None,
+        span=head.get("span") if isinstance(head.get("span"), dict) else None,
+        checksum=str(head.get("checksum") or ""),
+        source=head.get("source") if isinstance(head.get("source"), str) else None,
+        extra=head.get("extra") if isinstance(head.get("extra"), dict) else {},
+    )
+
+
+def read_leaf(path: Path) -> Leaf:
+    try:
+        raw = path.read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError as exc:
+        raise DamagedFileError(f"{path.name}: cannot be read ({exc.strerror})") from exc
+    return parse_leaf(raw, path.name)

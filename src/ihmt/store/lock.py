@@ -1,0 +1,42 @@
+"""The cross-process write lock: every agent runs its own server on the same store.
+
+One lock file per store; writers hold it only for the few file operations of one save or
+one Summarization Event. Readers never take it: every file they read is replaced
+atomically, so they see a complete old or a complete new version.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from ..errors import StoreError
+
+
+class WriteLock:
+    """Re-entrant across threads of one process and exclusive across processes."""
+
+    def __init__(self, path: Path, timeout: float = 60.0) -> None:
+        self.path = path
+        self.timeout = timeout
+        self._file = FileLock(str(path), thread_local=False)
+        self._thread = threading.RLock()
+
+    @contextmanager
+    def hold(self) -> Iterator[None]:
+        with self._thread:
+            try:
+                self._file.acquire(timeout=self.timeout)
+            except Timeout as exc:
+                raise StoreError(
+                    f"another process has held the store's write lock ({self.path}) for more "
+                    f"than {self.timeout:.0f} s; if no IHMT process is running, delete that file"
+                ) from exc
+            try:
+                yield
+            finally:
+                self._file.release()

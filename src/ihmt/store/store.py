@@ -1,0 +1,381 @@
+"""The plain-file layout of one memory folder and every read and write of it.
+
+::
+
+    ihmt_memory/
+      root.json               the trunk: counters, domains, the unconsolidated top nodes
+      layer_0/<domain>/*.txt  leaves (the source of truth)
+      layers/<N>/*.json       branches: per-child summaries and routing statistics
+      state/catalog.jsonl     append-only journal: one line per leaf and branch written
+      state/facts.jsonl       the fact timeline (see ihmt.timeline)
+      quarantine/             leaves whose header could not be parsed, kept verbatim
+      ihmt.config.json
+
+Costs: a save writes its leaf, appends one catalog line and rewrites ``root.json``, whose
+size depends on the number of unconsolidated nodes (at most ``branch_factor - 1`` per
+layer and domain), not on the number of memories. Branch files are immutable once
+written, so a long-running process caches them without ever checking them again; it only
+re-reads ``root.json`` when its stat signature changes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+from collections import OrderedDict
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..config import CONFIG_NAME, Config
+from ..errors import DamagedFileError, NotFoundError, StoreError
+from ..model import Leaf
+from . import files
+from .leaves import format_leaf, read_leaf
+from .lock import WriteLock
+
+log = logging.getLogger(__name__)
+
+STORE_DIRNAME = "ihmt_memory"
+ROOT_VERSION = 1
+
+
+def utcnow() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def resolve_store_path(path: str | os.PathLike[str]) -> Path:
+    """The store folder for a user-given path: the path itself when it is (or is named like)
+    a store, otherwise ``<path>/ihmt_memory``."""
+    p = Path(path).expanduser()
+    if p.name == STORE_DIRNAME or (p / "root.json").exists() or (p / CONFIG_NAME).exists():
+        return p.absolute()
+    return (p / STORE_DIRNAME).absolute()
+
+
+def empty_root() -> dict[str, Any]:
+    return {
+        "version": ROOT_VERSION,
+        "epoch": utcnow(),  # changes on rebuild: cached branches of another epoch are dropped
+        "generation": 0,  # bumped on every write of the root
+        "n_leaves": 0,
+        "total_len": 0,
+        "n_branches": 0,
+        "domains": {},
+        "top": [],
+        "updated_at": utcnow(),
+    }
+
+
+class Branch:
+    """A branch file loaded in memory.
+
+    ``terms`` maps a term to a flat list of int groups ``(child, max_tf, min_len, df)``:
+    for child ``child`` the largest count of the term in one leaf below it, the shortest
+    leaf length among the leaves holding it, and how many leaves below it hold it. For a
+    leaf child these are exact (its count, its length, 1), so leaves are scored without
+    opening them; for a branch child they bound the BM25 score of every leaf below.
+    """
+
+    __slots__ = ("data", "id", "layer", "domain", "children", "terms", "n_leaves", "total_len")
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        try:
+            self.data = data
+            self.id: str = data["id"]
+            self.layer: int = int(data["layer"])
+            self.domain: str = data["domain"]
+            self.children: list[dict[str, Any]] = list(data["children"])
+            self.terms: dict[str, list[int]] = data["terms"]
+            self.n_leaves: int = int(data["n_leaves"])
+            self.total_len: int = int(data["total_len"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise DamagedFileError(f"branch {data.get('id', '?')}: missing field {exc}") from exc
+        if not isinstance(self.terms, dict) or not self.children:
+            raise DamagedFileError(f"branch {self.id}: no children or no routing terms")
+
+    def self_stats(self, term: str) -> tuple[int, int, int] | None:
+        """(max_tf, min_len, df) of ``term`` over the whole subtree, or None if absent."""
+        g = self.terms.get(term)
+        if not g:
+            return None
+        mx, mn, df = 0, 1 << 30, 0
+        for i in range(0, len(g), 4):
+            if g[i + 1] > mx:
+                mx = g[i + 1]
+            if g[i + 2] < mn:
+                mn = g[i + 2]
+            df += g[i + 3]
+        return mx, mn, df
+
+    def weight(self) -> int:
+        return len(self.terms) + len(self.children)
+
+
+class Store:
+    """One memory folder. Thread-safe for readers; writers go through :meth:`locked`."""
+
+    def __init__(self, path: Path, config: Config) -> None:
+        self.path = path
+        self.config = config
+        self.lock = WriteLock(path / "state" / "write.lock")
+        self._root: dict[str, Any] | None = None
+        self._root_sig: tuple[int, int, int] | None = None
+        self._branches: OrderedDict[str, Branch] = OrderedDict()
+        self._branch_weight = 0
+        self.branch_cache_limit = 3_000_000  # term entries kept in memory (LRU)
+        self.problems: list[str] = []  # damage found and repaired, reported once
+
+    # ------------------------------------------------------------------ layout
+    @property
+    def root_path(self) -> Path:
+        return self.path / "root.json"
+
+    @property
+    def state_dir(self) -> Path:
+        return self.path / "state"
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.state_dir / "catalog.jsonl"
+
+    def leaf_path(self, leaf_id: str, domain: str | None = None) -> Path:
+        if domain is None:
+            domain = domain_of_id(leaf_id)
+        name = files.safe_name(domain, "domain")
+        if not _valid_id(leaf_id):
+            raise NotFoundError(f"{leaf_id!r} is not a leaf id")
+        return self.path / "layer_0" / name / f"{leaf_id}.txt"
+
+    def branch_path(self, node_id: str, layer: int) -> Path:
+        if not _valid_id(node_id):
+            raise NotFoundError(f"{node_id!r} is not a node id")
+        return self.path / "layers" / str(int(layer)) / f"{node_id}.json"
+
+    # ------------------------------------------------------------------ create/open
+    @classmethod
+    def create(cls, path: Path, config: Config, *, force: bool = False) -> Store:
+        if path.exists() and not path.is_dir():
+            raise StoreError(f"{path} exists and is not a folder")
+        existed = (path / "root.json").exists() or (path / "layer_0").exists()
+        try:
+            files.ensure_dir(path)
+            for sub in ("layer_0", "layers", "state"):
+                files.ensure_dir(path / sub)
+            os.chmod(path, files.DIR_MODE)
+        except OSError as exc:
+            raise StoreError(f"cannot create the memory folder {path}: {exc.strerror}") from exc
+        store = cls(path, config)
+        if not existed or force or not (path / CONFIG_NAME).exists():
+            files.write_json(path / CONFIG_NAME, config.to_dict(), indent=2)
+        if force and existed:
+            # Discard derived state only; leaves are never deleted.
+            with store.lock.hold():
+                shutil.rmtree(path / "layers", ignore_errors=True)
+                files.ensure_dir(path / "layers")
+        if not (path / "root.json").exists() or force:
+            store.write_root(empty_root())
+        return store
+
+    @classmethod
+    def open(cls, path: Path) -> Store:
+        if not path.is_dir():
+            raise StoreError(f"no memory folder at {path}: run 'ihmt init' or pass create=True")
+        return cls(path, Config.load(path))
+
+    def check_writable(self) -> None:
+        probe = self.state_dir / f".probe-{os.getpid()}"
+        try:
+            files.ensure_dir(self.state_dir)
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as exc:
+            raise StoreError(
+                f"the memory folder {self.path} cannot be written ({exc.strerror}); check its "
+                "permissions or choose another folder with IHMT_HOME / --path"
+            ) from exc
+
+    # ------------------------------------------------------------------ root
+    def _stat_sig(self) -> tuple[int, int, int] | None:
+        try:
+            st = os.stat(self.root_path)
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+    def root(self) -> dict[str, Any]:
+        """The trunk, re-read only when another write changed it. Raises DamagedFileError."""
+        sig = self._stat_sig()
+        if self._root is not None and sig == self._root_sig:
+            return self._root
+        if sig is None:
+            raise DamagedFileError("root.json is missing")
+        try:
+            data = files.read_json(self.root_path)
+        except (OSError, ValueError) as exc:
+            raise DamagedFileError(f"root.json cannot be parsed ({exc})") from exc
+        if not isinstance(data, dict) or not isinstance(data.get("top"), list):
+            raise DamagedFileError("root.json has no 'top' list")
+        for key in ("n_leaves", "total_len", "n_branches", "generation"):
+            if not isinstance(data.get(key), int):
+                raise DamagedFileError(f"root.json has no valid {key!r}")
+        if self._root is not None and data.get("epoch") != self._root.get("epoch"):
+            self.clear_cache()
+        self._root, self._root_sig = data, sig
+        return data
+
+    def write_root(self, data: dict[str, Any]) -> None:
+        data["generation"] = int(data.get("generation", 0)) + 1
+        data["updated_at"] = utcnow()
+        files.write_json(self.root_path, data)
+        self._root, self._root_sig = data, self._stat_sig()
+
+    # ------------------------------------------------------------------ leaves
+    def write_leaf(self, leaf: Leaf, *, durable: bool = True) -> Path:
+        path = self.leaf_path(leaf.id, leaf.domain)
+        files.atomic_write(path, format_leaf(leaf), durable=durable)
+        return path
+
+    def read_leaf(self, leaf_id: str, domain: str | None = None) -> Leaf:
+        path = self.leaf_path(leaf_id, domain)
+        if not path.exists():
+            raise NotFoundError(f"no memory with id {leaf_id}")
+        try:
+            return read_leaf(path)
+        except DamagedFileError as exc:
+            self.quarantine(path, str(exc))
+            raise
+
+    def leaf_exists(self, leaf_id: str, domain: str | None = None) -> bool:
+        try:
+            return self.leaf_path(leaf_id, domain).exists()
+        except (NotFoundError, ValueError):
+            return False
+
+    def iter_leaf_paths(self) -> Iterator[Path]:
+        base = self.path / "layer_0"
+        if not base.is_dir():
+            return
+        for dom in sorted(base.iterdir()):
+            if dom.is_dir() and not dom.is_symlink():
+                for p in sorted(dom.glob("L-*.txt")):
+                    if not p.is_symlink():
+                        yield p
+
+    def quarantine(self, path: Path, reason: str) -> Path:
+        """Move a leaf whose header is broken out of the tree, keeping its bytes."""
+        qdir = files.ensure_dir(self.path / "quarantine")
+        target = qdir / path.name
+        n = 1
+        while target.exists():
+            target = qdir / f"{path.stem}.{n}{path.suffix}"
+            n += 1
+        try:
+            os.replace(path, target)
+        except OSError as exc:
+            log.error("could not quarantine %s: %s", path, exc)
+            return path
+        files.append_line(qdir / "REASONS.txt", f"{utcnow()} {path.name}: {reason}")
+        msg = f"leaf {path.name} has a damaged header and was moved to quarantine/ ({reason})"
+        log.warning(msg)
+        self.problems.append(msg)
+        return target
+
+    # ------------------------------------------------------------------ branches
+    def write_branch(self, data: dict[str, Any]) -> Branch:
+        branch = Branch(data)
+        files.write_json(self.branch_path(branch.id, branch.layer), data)
+        self._cache_branch(branch)
+        return branch
+
+    def branch(self, node_id: str, layer: int) -> tuple[Branch, bool]:
+        """The branch and whether it had to be read from disk (False: served from cache)."""
+        cached = self._branches.get(node_id)
+        if cached is not None:
+            self._branches.move_to_end(node_id)
+            return cached, False
+        path = self.branch_path(node_id, layer)
+        try:
+            data = files.read_json(path)
+        except FileNotFoundError as exc:
+            raise DamagedFileError(f"branch {node_id} is missing") from exc
+        except (OSError, ValueError) as exc:
+            raise DamagedFileError(f"branch {node_id} cannot be parsed ({exc})") from exc
+        if not isinstance(data, dict):
+            raise DamagedFileError(f"branch {node_id} is not a JSON object")
+        branch = Branch(data)
+        self._cache_branch(branch)
+        return branch, True
+
+    def _cache_branch(self, branch: Branch) -> None:
+        old = self._branches.pop(branch.id, None)
+        if old is not None:
+            self._branch_weight -= old.weight()
+        self._branches[branch.id] = branch
+        self._branch_weight += branch.weight()
+        while self._branch_weight > self.branch_cache_limit and len(self._branches) > 1:
+            _, dropped = self._branches.popitem(last=False)
+            self._branch_weight -= dropped.weight()
+
+    def clear_cache(self) -> None:
+        self._branches.clear()
+        self._branch_weight = 0
+        self._root = None
+        self._root_sig = None
+
+    def iter_branch_paths(self) -> Iterator[Path]:
+        base = self.path / "layers"
+        if not base.is_dir():
+            return
+        for layer_dir in sorted(base.iterdir(), key=lambda p: (len(p.name), p.name)):
+            if layer_dir.is_dir() and layer_dir.name.isdigit():
+                yield from sorted(layer_dir.glob("N*.json"))
+
+    # ------------------------------------------------------------------ catalog
+    def catalog_append(self, entries: list[dict[str, Any]]) -> None:
+        if not entries:
+            return
+        text = "\n".join(json.dumps(e, ensure_ascii=False) for e in entries)
+        files.append_line(self.catalog_path, text)
+
+    def catalog(self) -> dict[str, dict[str, Any]]:
+        """id -> latest catalog entry. Reads the whole journal: for tools, never for search."""
+        out: dict[str, dict[str, Any]] = {}
+        try:
+            fh = open(self.catalog_path, encoding="utf-8", errors="replace")
+        except OSError:
+            return out
+        bad = 0
+        with fh:
+            for line in fh:
+                try:
+                    e = json.loads(line)
+                    out.setdefault(e["id"], {}).update(e)
+                except (ValueError, KeyError, TypeError):
+                    bad += 1
+        if bad:
+            log.warning("catalog: skipped %d damaged line(s); 'ihmt rebuild' rewrites it", bad)
+        return out
+
+
+def domain_of_id(node_id: str) -> str:
+    """Ids look like ``L-<domain>-<hash>`` / ``N<layer>-<domain>-<hash>``."""
+    parts = node_id.split("-")
+    if len(parts) < 3:
+        raise NotFoundError(f"{node_id!r} is not an IHMT id")
+    return "-".join(parts[1:-1])
+
+
+def _valid_id(node_id: str) -> bool:
+    return (
+        isinstance(node_id, str)
+        and 0 < len(node_id) < 200
+        and "/" not in node_id
+        and "\\" not in node_id
+        and ".." not in node_id
+        and "\x00" not in node_id
+        and node_id[0] in "LN"
+    )

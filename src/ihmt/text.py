@@ -1,0 +1,103 @@
+"""Words, tokens and token counts shared by ingest, the tree and search.
+
+Indexing and querying must see text through exactly the same function, so this module is
+the one place that turns text into terms: accents folded, CamelCase and snake_case split
+(the whole identifier is kept too), stop words dropped, and optionally stemmed.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections import Counter
+
+_WORD = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+|[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+STOP_EN = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself
+    yourselves s t don ll ve re d m o y also us let get got one""".split()
+)
+STOP_ES = frozenset(
+    """a al algo algunas algunos ante antes como con contra cual cuando de del desde donde
+    durante e el ella ellas ellos en entre era erais eran eras eres es esa esas ese eso esos
+    esta estaba estado estamos estan estar estas este esto estos estoy fue fueron fui ha han
+    has hasta hay la las le les lo los mas me mi mis mucho muy nada ni no nos nosotros o os otra
+    otros para pero poco por porque que quien se sea ser si sin sobre su sus tambien te tenemos
+    tengo ti tiene tienen todo todos tu tus un una uno unos vosotros y ya yo""".split()
+)
+STOPWORDS = STOP_EN | STOP_ES
+
+
+def fold(text: str) -> str:
+    """Lower-case and strip accents: 'Mudé' -> 'mude'."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+
+
+@functools.lru_cache(maxsize=8)
+def _stemmer(name: str):
+    if name in ("", "none"):
+        return None
+    import Stemmer  # PyStemmer
+
+    return Stemmer.Stemmer(name)
+
+
+@functools.lru_cache(maxsize=200_000)
+def _stem(word: str, stemmer: str) -> str:
+    st = _stemmer(stemmer)
+    return st.stemWord(word) if st is not None else word
+
+
+def words(text: str) -> list[str]:
+    """The raw words of a text, in order, as they appear (no folding)."""
+    return _WORD.findall(text)
+
+
+def tokenize(text: str, stemmer: str = "english") -> list[str]:
+    """Index terms of ``text``: folded, identifiers split into parts, stop words removed.
+
+    ``reserveStock`` gives ``reservestock``, ``reserve``, ``stock``; ``max_tokens`` gives
+    ``max_tokens``, ``max``, ``tokens`` (each then stemmed with ``stemmer``).
+    """
+    out: list[str] = []
+    for raw in _WORD.findall(text):
+        parts: list[str] = []
+        if "_" in raw:
+            parts = [p for p in raw.split("_") if p]
+        elif not raw.islower() and not raw.isupper() and any(c.isupper() for c in raw[1:]):
+            parts = _CAMEL.findall(raw)
+        whole = fold(raw).replace("’", "'")
+        if "'" in whole:
+            whole = whole.split("'", 1)[0]
+        if whole and whole not in STOPWORDS and (len(whole) > 1 or whole.isdigit()):
+            out.append(_stem(whole, stemmer))
+        if len(parts) > 1:
+            for p in parts:
+                f = fold(p)
+                if len(f) > 1 and f not in STOPWORDS:
+                    out.append(_stem(f, stemmer))
+    return out
+
+
+def term_counts(text: str, stemmer: str = "english") -> Counter[str]:
+    return Counter(tokenize(text, stemmer))
+
+
+def count_tokens(text: str) -> int:
+    """Estimated LLM tokens: about four characters each. Budgets need consistency, not exactness."""
+    return (len(text) + 3) // 4
+
+
+def clip(text: str, max_chars: int) -> str:
+    """First ``max_chars`` characters on one line, with an ellipsis when cut."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= max_chars else flat[: max_chars - 1].rstrip() + "…"

@@ -1,0 +1,207 @@
+"""Consolidation: Summarization Events that grow the tree from the leaves up.
+
+When ``branch_factor`` unconsolidated nodes of one domain sit at the same layer, they are
+condensed into a parent branch. The parent file is written first and only then are the
+children stamped with it and removed from the trunk, so an interrupted event is simply
+run again (same children, same parent id) instead of orphaning anything. Branch files are
+never modified after they are written.
+
+Every branch stores, per child, the statistics that let a search bound the BM25 score of
+any leaf below that child without opening it (see :class:`ihmt.store.store.Branch`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter, defaultdict
+from typing import Any
+
+from ..model import Leaf
+from ..store.files import digest
+from ..store.store import Store, utcnow
+from ..text import clip
+from .summarize import SummarizerBackend, display_keywords
+
+log = logging.getLogger(__name__)
+
+# Keys of a top/child entry that travel into the parent branch (tf stays out: it becomes
+# the parent's routing terms).
+CHILD_KEYS = (
+    "id", "layer", "domain", "title", "excerpt", "keywords", "n_leaves", "total_len", "len",
+    "date_from", "date_to", "tags", "source", "data_type", "saved_at",
+)
+
+
+def leaf_entry(leaf: Leaf, tf: Counter[str]) -> dict[str, Any]:
+    """The trunk/child entry of a leaf: display fields plus its exact term counts."""
+    length = sum(tf.values())
+    first_line = next((ln for ln in leaf.text.splitlines() if ln.strip()), "")
+    return {
+        "id": leaf.id,
+        "layer": 0,
+        "domain": leaf.domain,
+        "title": clip(first_line, 80),
+        "excerpt": clip(leaf.text, 160),
+        "keywords": display_keywords(leaf.text, 6),
+        "n_leaves": 1,
+        "total_len": length,
+        "len": length,
+        "date_from": leaf.date,
+        "date_to": leaf.date,
+        "tags": leaf.tags[:12],
+        "source": leaf.source,
+        "data_type": leaf.data_type,
+        "saved_at": leaf.saved_at,
+        "tf": dict(tf),
+    }
+
+
+def _minmax_dates(children: list[dict[str, Any]]) -> tuple[str | None, str | None]:
+    lo = [c["date_from"] for c in children if c.get("date_from")]
+    hi = [c["date_to"] for c in children if c.get("date_to")]
+    return (min(lo) if lo else None, max(hi) if hi else None)
+
+
+class Consolidator:
+    """Runs Summarization Events on a store whose write lock the caller holds."""
+
+    def __init__(self, store: Store, summarizer: SummarizerBackend) -> None:
+        self.store = store
+        self.summarizer = summarizer
+        # Leaves saved in bulk mode that are not on disk yet: written when stamped.
+        self.pending: dict[str, Leaf] = {}
+        # Leaves already in memory (during a rebuild), to avoid re-reading them.
+        self.known: dict[str, Leaf] = {}
+        self.durable = True
+
+    # ------------------------------------------------------------------ events
+    def run(self, root: dict[str, Any], *, force: bool = False) -> list[str]:
+        """Fire every due event (and with ``force`` close each domain to one top node).
+
+        Mutates ``root`` in place; the caller writes it. Returns the new branch ids.
+        """
+        created: list[str] = []
+        bf = self.store.config.branch_factor
+        while True:
+            groups: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+            for entry in root["top"]:
+                groups[(entry["domain"], int(entry["layer"]))].append(entry)
+            due = [(k, v) for k, v in groups.items() if len(v) >= bf]
+            if due:
+                (domain, layer), members = min(due, key=lambda kv: (kv[0][1], kv[0][0]))
+                created.append(self._event(root, members[:bf], domain, layer + 1))
+                continue
+            if not force:
+                break
+            by_domain: dict[str, list[dict[str, Any]]] = defaultdict(list)
+            for entry in root["top"]:
+                by_domain[entry["domain"]].append(entry)
+            open_domains = sorted(d for d, v in by_domain.items() if len(v) > 1)
+            if not open_domains:
+                break
+            domain = open_domains[0]
+            members = sorted(by_domain[domain], key=lambda e: int(e["layer"]))[:bf]
+            layer = max(int(e["layer"]) for e in members) + 1
+            created.append(self._event(root, members, domain, layer))
+        return created
+
+    def _event(
+        self, root: dict[str, Any], members: list[dict[str, Any]], domain: str, layer: int
+    ) -> str:
+        data = self.build_branch(members, domain, layer)
+        self.store.write_branch(data)
+        # Only now stamp the children: a crash before this point re-runs the same event.
+        catalog: list[dict[str, Any]] = [{
+            "id": data["id"], "kind": "branch", "layer": layer, "domain": domain,
+            "children": [c["id"] for c in data["children"]], "at": utcnow(),
+        }]
+        for entry in members:
+            if int(entry["layer"]) == 0:
+                self._stamp_leaf(entry["id"], domain, data["id"])
+                catalog.append({"id": entry["id"], "parent": data["id"]})
+        self.store.catalog_append(catalog)
+        ids = {e["id"] for e in members}
+        root["top"] = [e for e in root["top"] if e["id"] not in ids]
+        root["top"].append(top_entry_of_branch(data))
+        root["n_branches"] = int(root.get("n_branches", 0)) + 1
+        return data["id"]
+
+    def _stamp_leaf(self, leaf_id: str, domain: str, parent: str) -> None:
+        leaf = self.pending.pop(leaf_id, None)
+        if leaf is None:
+            leaf = self.known.get(leaf_id)
+            if leaf is not None and leaf.parent == parent:
+                return
+        if leaf is None:
+            try:
+                leaf = self.store.read_leaf(leaf_id, domain)
+            except Exception as exc:  # noqa: BLE001 - a missing/damaged leaf must not stop the tree
+                log.warning("could not stamp %s with its parent: %s", leaf_id, exc)
+                return
+            if leaf.parent == parent:
+                return
+        leaf.parent = parent
+        self.store.write_leaf(leaf, durable=self.durable)
+
+    def build_branch(
+        self, members: list[dict[str, Any]], domain: str, layer: int
+    ) -> dict[str, Any]:
+        terms: dict[str, list[int]] = {}
+        children: list[dict[str, Any]] = []
+        for ci, entry in enumerate(members):
+            if int(entry["layer"]) == 0:
+                length = int(entry["len"])
+                for term, tf in entry["tf"].items():
+                    g = terms.get(term)
+                    if g is None:
+                        terms[term] = [ci, int(tf), length, 1]
+                    else:
+                        g.extend((ci, int(tf), length, 1))
+            else:
+                child, _ = self.store.branch(entry["id"], int(entry["layer"]))
+                for term, g0 in child.terms.items():
+                    mx, mn, df = 0, 1 << 30, 0
+                    for i in range(0, len(g0), 4):
+                        if g0[i + 1] > mx:
+                            mx = g0[i + 1]
+                        if g0[i + 2] < mn:
+                            mn = g0[i + 2]
+                        df += g0[i + 3]
+                    g = terms.get(term)
+                    if g is None:
+                        terms[term] = [ci, mx, mn, df]
+                    else:
+                        g.extend((ci, mx, mn, df))
+            children.append({k: entry[k] for k in CHILD_KEYS if k in entry})
+        summary = self.summarizer.summarize(children, domain=domain, layer=layer)
+        date_from, date_to = _minmax_dates(children)
+        node_id = f"N{layer}-{domain}-" + digest(domain, str(layer), *[c["id"] for c in children])
+        return {
+            "id": node_id,
+            "layer": layer,
+            "domain": domain,
+            "title": summary.title,
+            "summary": summary.summary,
+            "keywords": summary.keywords,
+            "n_leaves": sum(int(c.get("n_leaves", 1)) for c in children),
+            "total_len": sum(int(c.get("total_len", 0)) for c in children),
+            "date_from": date_from,
+            "date_to": date_to,
+            "created_at": utcnow(),
+            "children": children,
+            "terms": terms,
+        }
+
+
+def top_entry_of_branch(data: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": data["id"],
+        "layer": data["layer"],
+        "domain": data["domain"],
+        "title": data["title"],
+        "keywords": data["keywords"][:8],
+        "n_leaves": data["n_leaves"],
+        "total_len": data["total_len"],
+        "date_from": data["date_from"],
+        "date_to": data["date_to"],
+    }

@@ -1,0 +1,88 @@
+"""Rebuilding every derived file (branches, trunk, catalog) from the leaves alone."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+from pathlib import Path
+from typing import Any
+
+from ..errors import DamagedFileError
+from ..model import Leaf
+from ..store import files
+from ..store.leaves import read_leaf
+from ..store.store import Store, empty_root
+from ..text import term_counts
+from .consolidate import Consolidator, leaf_entry
+
+log = logging.getLogger(__name__)
+
+
+def rebuild(store: Store, consolidator: Consolidator, *, force_close: bool = True) -> dict[str, Any]:
+    """Re-derive the tree from ``layer_0``. The caller holds the write lock.
+
+    Leaves are regrouped in the order they were saved, so an intact store gets back the
+    same branch ids and no leaf needs rewriting; a leaf is only rewritten when its parent
+    changes. Leaves with a broken header are quarantined (kept, with the reason logged).
+    """
+    leaves: list[Leaf] = []
+    quarantined: list[str] = []
+    for path in list(store.iter_leaf_paths()):
+        try:
+            leaves.append(read_leaf(path))
+        except DamagedFileError as exc:
+            store.quarantine(path, str(exc))
+            quarantined.append(path.name)
+    leaves.sort(key=lambda lf: (lf.saved_at or "", lf.id))
+
+    layers = store.path / "layers"
+    shutil.rmtree(layers, ignore_errors=True)
+    files.ensure_dir(layers)
+    store.clear_cache()
+
+    root = empty_root()
+    consolidator.known = {lf.id: lf for lf in leaves}
+    stem = store.config.stemmer
+    catalog: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for leaf in leaves:
+        if leaf.id in seen:
+            continue
+        seen.add(leaf.id)
+        tf = term_counts(leaf.text, stem)
+        entry = leaf_entry(leaf, tf)
+        root["top"].append(entry)
+        root["n_leaves"] += 1
+        root["total_len"] += entry["len"]
+        dom = root["domains"].setdefault(leaf.domain, {"n_leaves": 0})
+        dom["n_leaves"] += 1
+        catalog.append(_catalog_line(store, leaf))
+        consolidator.run(root)
+    if force_close:
+        consolidator.run(root, force=True)
+    # Leaves that stayed at the trunk have no parent: clear stale stamps.
+    for entry in root["top"]:
+        if int(entry["layer"]) == 0:
+            lf = consolidator.known.get(entry["id"])
+            if lf is not None and lf.parent is not None:
+                lf.parent = None
+                store.write_leaf(lf)
+    consolidator.known = {}
+    text = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in catalog)
+    files.atomic_write(store.catalog_path, text)
+    store.write_root(root)
+    return {
+        "leaves": root["n_leaves"],
+        "branches": root["n_branches"],
+        "quarantined": quarantined,
+        "top_nodes": len(root["top"]),
+    }
+
+
+def _catalog_line(store: Store, leaf: Leaf) -> dict[str, Any]:
+    rel: Path = store.leaf_path(leaf.id, leaf.domain).relative_to(store.path)
+    return {
+        "id": leaf.id, "kind": "leaf", "path": str(rel), "domain": leaf.domain,
+        "date": leaf.date, "saved_at": leaf.saved_at, "source": leaf.source,
+    }

@@ -401,7 +401,7 @@ class Memory:
                               total_leaves=int(root["n_leaves"]), capped=d.capped)
         for c in d.candidates:
             e = c.entry
-            hit = Hit(id=e["id"], score=round(c.score, 4), domain=e.get("domain", ""),
+            hit = Hit(id=e["id"], score=c.score, domain=e.get("domain", ""),
                       date=e.get("date_from"), path=c.path, title=e.get("title", ""),
                       excerpt=e.get("excerpt", ""), source=e.get("source"),
                       tags=list(e.get("tags") or []), matched=c.matched)
@@ -456,6 +456,18 @@ class Memory:
 
         return {"id": "root", "leaves": root["n_leaves"],
                 "children": [node(e, 1) for e in root["top"]]}
+
+    def walk(self) -> Iterator[tuple[list[str], dict[str, Any]]]:
+        """Every leaf entry reachable from the trunk, with its path (root ... leaf id)."""
+        root = self._ensure_root()
+        stack: list[tuple[list[str], dict[str, Any]]] = [(["root"], e) for e in root["top"]]
+        while stack:
+            path, entry = stack.pop()
+            if int(entry["layer"]) == 0:
+                yield path + [entry["id"]], entry
+                continue
+            br, _ = self.store.branch(entry["id"], int(entry["layer"]))
+            stack.extend((path + [br.id], c) for c in br.children)
 
     def _apply_replaces(self, report: SaveReport, replaces: str) -> None:
         """Hook for corrections (see ihmt.timeline)."""

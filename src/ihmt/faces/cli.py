@@ -1,0 +1,302 @@
+"""The ``ihmt`` command: each subcommand is one call into :class:`ihmt.Memory`.
+
+``--path`` (the store) and ``--json`` (machine-readable output) work before or after the
+subcommand. Without ``--path`` the store is ``$IHMT_HOME/ihmt_memory`` (``~/.ihmt``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..errors import IHMTError
+from ..memory import Memory, default_home
+from ..render import compact_answer, result_dict
+
+Handler = Callable[[argparse.Namespace], int]
+COMMANDS: dict[str, Handler] = {}
+
+
+def command(name: str) -> Callable[[Handler], Handler]:
+    def deco(fn: Handler) -> Handler:
+        COMMANDS[name] = fn
+        return fn
+    return deco
+
+
+def out(args: argparse.Namespace, data: Any, text: str | None = None) -> None:
+    """Print ``data`` as JSON with --json, else ``text`` (or a plain rendering of data)."""
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=1, default=str))
+    else:
+        print(text if text is not None else json.dumps(data, ensure_ascii=False, indent=1))
+
+
+def store_path(args: argparse.Namespace) -> Path:
+    return Path(args.path).expanduser() if args.path else default_home()
+
+
+def open_memory(args: argparse.Namespace, create: bool = False) -> Memory:
+    return Memory.open(store_path(args), create=create)
+
+
+# ---------------------------------------------------------------------- commands
+@command("init")
+def cmd_init(args: argparse.Namespace) -> int:
+    cfg: dict[str, Any] = {}
+    if args.branch_factor:
+        cfg["branch_factor"] = args.branch_factor
+    if args.target_tokens:
+        cfg["target_tokens"] = args.target_tokens
+        cfg["max_tokens"] = max(args.target_tokens * 3 // 2, args.target_tokens + 1)
+    mem = Memory.initialize(store_path(args), force=args.force, **cfg)
+    st = mem.stats()
+    out(args, {"path": st["path"], "leaves": st["leaves"], "config": st["config"]},
+        f"store ready at {st['path']} ({st['leaves']} memories)")
+    return 0
+
+
+@command("ingest")
+def cmd_ingest(args: argparse.Namespace) -> int:
+    mem = open_memory(args, create=True)
+    tags = args.tag or []
+    results: list[dict[str, Any]] = []
+    if args.paths == ["-"]:
+        text = sys.stdin.read()
+        rep = mem.ingest_text(text, source="stdin", domain=args.domain, data_type=args.type,
+                              tags=tags)
+        results.append({"path": "-", "leaves": len(rep.ids), "new": rep.new,
+                        "domain": rep.domain, "type": rep.data_type})
+    else:
+        from rich.progress import Progress
+
+        items = list(_expand(args.paths))
+        with mem.bulk(), Progress(transient=True, disable=args.json or len(items) < 5,
+                                  console=_stderr_console()) as bar:
+            task = bar.add_task("ingesting", total=len(items))
+            for item in mem.ingest_paths(items, domain=args.domain, data_type=args.type,
+                                         tags=tags):
+                if item.skipped:
+                    results.append({"path": item.path, "skipped": item.skipped})
+                    print(f"skipped {item.path}: {item.skipped}", file=sys.stderr)
+                else:
+                    rep = item.report
+                    assert rep is not None
+                    results.append({"path": item.path, "leaves": len(rep.ids), "new": rep.new,
+                                    "domain": rep.domain, "type": rep.data_type})
+                bar.advance(task)
+    if not args.no_consolidate:
+        mem.consolidate()
+    filed = [r for r in results if "skipped" not in r]
+    lines = [f"{r['path']}: {r['leaves']} leaves ({r['new']} new) -> {r['domain']} [{r['type']}]"
+             for r in filed]
+    lines.append(f"{len(filed)} ingested, {len(results) - len(filed)} skipped")
+    out(args, {"files": results}, "\n".join(lines))
+    return 0 if filed or not results else 1
+
+
+def _expand(paths: Sequence[str]) -> list[str]:
+    from ..memory import expand_paths
+
+    return [str(p[0]) if isinstance(p, tuple) else str(p) for p in expand_paths(paths)]
+
+
+def _stderr_console():
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+@command("save")
+def cmd_save(args: argparse.Namespace) -> int:
+    mem = open_memory(args, create=True)
+    content = sys.stdin.read() if args.content == "-" else args.content
+    rep = mem.save(content, date=args.date, domain=args.domain, tags=args.tag or [],
+                   replaces=args.replaces)
+    data = {"ids": rep.ids, "new": rep.new, "duplicates": rep.duplicates, "domain": rep.domain,
+            "type": rep.data_type, "date": rep.date, "notices": rep.notices,
+            "warnings": rep.warnings, "outdated": rep.outdated, "candidates": rep.candidates}
+    text = f"saved {rep.new} leaf(s) in {rep.domain} [{rep.data_type}] dated {rep.date or 'undated'}"
+    if rep.duplicates:
+        text += f"; {rep.duplicates} already stored"
+    extra = [f"notice: {n}" for n in rep.notices] + [f"warning: {w}" for w in rep.warnings]
+    out(args, data, "\n".join([text, *extra]))
+    return 0
+
+
+@command("consolidate")
+def cmd_consolidate(args: argparse.Namespace) -> int:
+    mem = open_memory(args)
+    created = mem.consolidate(force=args.force)
+    st = mem.stats()
+    out(args, {"created": created, "stats": st},
+        f"{len(created)} branch(es) written; {st['branches']} branches, depth {st['depth']}, "
+        f"{st['top_nodes']} node(s) at the trunk")
+    return 0
+
+
+@command("search")
+def cmd_search(args: argparse.Namespace) -> int:
+    mem = open_memory(args)
+    res = mem.search(args.query, top_k=args.top_k)
+    if args.json:
+        out(args, result_dict(res))
+    else:
+        print(compact_answer(res, mem.config.output_max_tokens, full=args.full,
+                             others=args.top_k - 1))
+        print(_cost_line(res))
+    return 0
+
+
+def _cost_line(res: Any) -> str:
+    path = " > ".join(res.best.path) if res.best else "-"
+    return (f"-- {res.node_reads} of {res.total_nodes} branch files opened, "
+            f"{res.leaf_reads} of {res.total_leaves} leaves read · path {path}")
+
+
+@command("tree")
+def cmd_tree(args: argparse.Namespace) -> int:
+    mem = open_memory(args)
+    tree = mem.tree(depth=args.depth)
+    lines = [f"root ({tree['leaves']} memories)"]
+
+    def walk(node: dict[str, Any], indent: int) -> None:
+        span = node.get("date_from") or ""
+        if node.get("date_to") and node.get("date_to") != node.get("date_from"):
+            span = f"{span[:10]}..{node['date_to'][:10]}"
+        kind = f"L{node['layer']}" if node["layer"] else "leaf"
+        lines.append(f"{'  ' * indent}{kind} {node['id']} [{node['domain']}] "
+                     f"{node.get('n_leaves', 1)} · {span[:22] or 'undated'} · {node['title']}")
+        for ch in node.get("children", []):
+            walk(ch, indent + 1)
+
+    for ch in tree["children"]:
+        walk(ch, 1)
+    out(args, tree, "\n".join(lines))
+    return 0
+
+
+@command("stats")
+def cmd_stats(args: argparse.Namespace) -> int:
+    st = open_memory(args).stats()
+    text = (f"{st['path']}\n{st['leaves']} memories, {st['branches']} branches, depth "
+            f"{st['depth']}, {st['top_nodes']} node(s) at the trunk\ndomains: "
+            + ", ".join(f"{d} {n}" for d, n in st["domains"].items()))
+    out(args, st, text)
+    return 0
+
+
+@command("rebuild")
+def cmd_rebuild(args: argparse.Namespace) -> int:
+    rep = open_memory(args).rebuild()
+    out(args, rep, f"rebuilt from {rep['leaves']} leaves: {rep['branches']} branches, "
+        f"{len(rep['quarantined'])} quarantined")
+    return 0
+
+
+@command("demo")
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return run_demo(Path(args.path).expanduser() if args.path else Path("demo_workspace"),
+                    as_json=args.json)
+
+
+# ---------------------------------------------------------------------- parsing
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="ihmt", description="Long-term memory for AI agents, "
+                                "kept as a tree of plain files.")
+    p.add_argument("--version", action="version", version=f"ihmt {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    s = sub.add_parser("init", help="create the store")
+    s.add_argument("--branch-factor", type=int)
+    s.add_argument("--target-tokens", type=int)
+    s.add_argument("--force", action="store_true",
+                   help="reset derived files (leaves are kept) and write the config")
+
+    s = sub.add_parser("ingest", help="ingest files, folders or stdin ('-')")
+    s.add_argument("paths", nargs="+")
+    s.add_argument("--domain")
+    s.add_argument("--type", choices=["code", "narrative", "clinical", "personal", "process",
+                                      "generic"])
+    s.add_argument("--tag", action="append")
+    s.add_argument("--no-consolidate", action="store_true")
+
+    s = sub.add_parser("save", help="save one memory ('-' reads stdin)")
+    s.add_argument("content")
+    s.add_argument("--date")
+    s.add_argument("--domain")
+    s.add_argument("--tag", action="append")
+    s.add_argument("--replaces", help="a few words describing the memory this one corrects")
+
+    s = sub.add_parser("consolidate", help="run pending Summarization Events")
+    s.add_argument("--force", action="store_true", help="also close partial groups")
+
+    s = sub.add_parser("search", help="walk the tree for a query")
+    s.add_argument("query")
+    s.add_argument("--top-k", type=int, default=5)
+    s.add_argument("--full", action="store_true", help="ids, tree paths and excerpts")
+
+    s = sub.add_parser("tree", help="outline of the hierarchy")
+    s.add_argument("--depth", type=int)
+
+    sub.add_parser("stats", help="counts, depth, domains")
+    sub.add_parser("rebuild", help="rebuild catalog, branches and trunk from the leaves")
+    sub.add_parser("demo", help="end-to-end walkthrough on example documents")
+    return p
+
+
+def split_globals(argv: Sequence[str]) -> tuple[list[str], str | None, bool]:
+    """Pull --path/--json out of argv wherever they stand."""
+    rest: list[str] = []
+    path: str | None = None
+    as_json = False
+    it = iter(range(len(argv)))
+    skip = False
+    for i in it:
+        if skip:
+            skip = False
+            continue
+        a = argv[i]
+        if a == "--json":
+            as_json = True
+        elif a == "--path":
+            if i + 1 >= len(argv):
+                raise SystemExit("ihmt: --path needs a folder")
+            path = argv[i + 1]
+            skip = True
+        elif a.startswith("--path="):
+            path = a.split("=", 1)[1]
+        elif a == "--":
+            rest.extend(argv[i:])
+            break
+        else:
+            rest.append(a)
+    return rest, path, as_json
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(level=logging.WARNING, format="ihmt: %(message)s", stream=sys.stderr)
+    rest, path, as_json = split_globals(list(sys.argv[1:] if argv is None else argv))
+    args = build_parser().parse_args(rest)
+    args.path, args.json = path, as_json
+    try:
+        return COMMANDS[args.command](args)
+    except IHMTError as exc:
+        if as_json:
+            print(json.dumps({"error": str(exc), "kind": type(exc).__name__}))
+        print(f"ihmt: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""What every tool family shares: the lazily opened memory and the way errors reach the agent.
+
+A tool is a thin call into the library plus a formatter. Two things would otherwise be
+repeated in every tool and easy to get wrong:
+
+* the store is opened once per process, on the first call that needs it, so a server
+  pointed at an unwritable folder still starts and answers each call with the reason;
+* an error the user can act on (our own :class:`~ihmt.errors.IHMTError`, a bad argument,
+  a full disk) must come back as a tool error with its message, not as the SDK's generic
+  "Error executing tool" that hides the cause and logs a traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+
+from ....errors import IHMTError
+from ....memory import Memory
+
+log = logging.getLogger(__name__)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class MemorySource:
+    """The one :class:`Memory` of this server process, opened on first use.
+
+    Opening can fail (a folder that cannot be created, a disk that is read-only); the
+    failure is not remembered, so the next call tries again once the user has fixed it.
+    Memory itself is thread-safe, and tool calls run on worker threads, so the only
+    locking needed here is around the first open.
+    """
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self._memory: Memory | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> Memory:
+        mem = self._memory
+        if mem is not None:
+            return mem
+        with self._lock:
+            if self._memory is None:
+                self._memory = Memory.open(self.home, create=True)
+                log.info("memory opened at %s", self._memory.path)
+            return self._memory
+
+    @property
+    def opened(self) -> bool:
+        return self._memory is not None
+
+
+def agent_errors(fn: F) -> F:
+    """Turn the errors an agent can act on into tool errors that carry their message.
+
+    Anything else is a bug: it is left to the SDK, which logs the traceback on stderr and
+    tells the agent only that the tool failed.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except ToolError:
+            raise
+        except (IHMTError, ValueError, TypeError) as exc:
+            raise ToolError(str(exc) or type(exc).__name__) from exc
+        except OSError as exc:
+            where = f" ({exc.filename})" if exc.filename else ""
+            raise ToolError(f"file system error{where}: {exc.strerror or exc}") from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
+def tool(server: MCPServer, *, read_only: bool, idempotent: bool, destructive: bool = False,
+         title: str | None = None) -> Callable[[F], F]:
+    """Register a function as a tool: its docstring is what the agent reads.
+
+    Every IHMT tool works on local files only (``openWorldHint=False``) and returns plain
+    text, which is what agents show and reason over best (no structured output).
+    """
+
+    def decorator(fn: F) -> F:
+        server.add_tool(
+            agent_errors(fn),
+            name=fn.__name__,
+            title=title,
+            annotations=ToolAnnotations(
+                title=title,
+                readOnlyHint=read_only,
+                idempotentHint=idempotent,
+                destructiveHint=destructive,
+                openWorldHint=False,
+            ),
+            structured_output=False,
+        )
+        return fn
+
+    return decorator

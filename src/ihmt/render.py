@@ -1,0 +1,94 @@
+"""Compact text for agents and terminals: an answer costs a few hundred tokens, not more.
+
+Every face (CLI, MCP server) prints search results through these functions, so what an
+agent reads and what a person reads at the terminal are the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .model import Hit, SearchResult
+from .text import clip, count_tokens
+
+
+def _line(h: Hit, width: int = 110) -> str:
+    src = f" {h.source}" if h.source else ""
+    flag = " OUTDATED" if h.outdated else ""
+    return f"[{h.when}] {h.domain}{src}{flag} · {clip(h.excerpt or h.title, width)}"
+
+
+def compact_answer(result: SearchResult, max_tokens: int = 900, *, full: bool = False,
+                   others: int = 5) -> str:
+    """The answer an agent reads: status, the best memory in full (clipped to the budget),
+    its notices, then one line per other match. ``full`` adds ids, paths and excerpts."""
+    if result.status == "NOT_FOUND":
+        lines = [f"NOT FOUND: {result.message or 'nothing in memory matches'}."]
+        if result.hits:
+            lines.append("Closest entries (not answers):")
+            lines += [f"- {_line(h, 90)}" for h in result.hits[:3]]
+        return "\n".join(lines)
+    if result.status == "AMBIGUOUS":
+        lines = [f"AMBIGUOUS: {result.message}.", "Candidates:"]
+        for i, h in enumerate(result.hits[:6], 1):
+            ident = f" (id {h.id})" if full else ""
+            lines.append(f"{i}. {_line(h, 100)}{ident}")
+        lines.append("Call again with clue='<a place, date, project or other detail>' "
+                     "to choose; do not guess.")
+        return "\n".join(lines)
+    best = result.hits[0]
+    head = f"[{best.when}] {best.domain}" + (f" · {best.source}" if best.source else "")
+    lines = [f"FOUND (confidence {result.confidence:.2f}) {head}"]
+    for n in best.notices:
+        lines.append(f"OUTDATED: {n}")
+    rest: list[str] = []
+    for h in result.hits[1 : 1 + others]:
+        rest.append(f"- {_line(h)}" + (f"\n  id {h.id} path {' > '.join(h.path)}" if full else ""))
+        for n in h.notices[:1]:
+            rest.append(f"  OUTDATED: {clip(n, 160)}")
+    for n in result.notices:
+        lines.append(f"note: {n}")
+    if full:
+        lines.append(f"id {best.id} path {' > '.join(best.path)}")
+    budget = max_tokens - count_tokens("\n".join(lines + rest)) - 20
+    body = best.text.strip()
+    if count_tokens(body) > budget:
+        body = body[: max(200, budget * 4)].rstrip() + " […]"
+
+    def assemble(rest_lines: list[str]) -> str:
+        out = lines[:1] + [body] + lines[1:]
+        if rest_lines:
+            out += ["Other matches:"] + rest_lines
+        return "\n".join(out)
+
+    text = assemble(rest)
+    while count_tokens(text) > max_tokens and rest:
+        rest.pop()
+        text = assemble(rest)
+    return text
+
+
+def result_dict(result: SearchResult, *, with_text: bool = True) -> dict[str, Any]:
+    """A JSON-ready view of a search result (CLI --json, GUI)."""
+    return {
+        "query": result.query,
+        "status": result.status,
+        "confidence": result.confidence,
+        "message": result.message,
+        "node_reads": result.node_reads,
+        "leaf_reads": result.leaf_reads,
+        "total_nodes": result.total_nodes,
+        "total_leaves": result.total_leaves,
+        "capped": result.capped,
+        "visited": result.visited,
+        "notices": result.notices,
+        "hits": [
+            {
+                "id": h.id, "score": h.score, "date": h.date, "domain": h.domain,
+                "source": h.source, "tags": h.tags, "path": h.path, "outdated": h.outdated,
+                "notices": h.notices, "matched": h.matched, "excerpt": h.excerpt,
+                **({"text": h.text} if with_text and i == 0 else {}),
+            }
+            for i, h in enumerate(result.hits)
+        ],
+    }

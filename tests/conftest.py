@@ -1,0 +1,24 @@
+"""Shared fixtures: every test gets its own memory folder on real files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ihmt import Memory
+
+
+@pytest.fixture
+def mem(tmp_path: Path) -> Memory:
+    m = Memory.open(tmp_path / "ihmt_memory", create=True, config={"branch_factor": 4})
+    yield m
+    m.close()
+
+
+def leaf_files(m: Memory) -> set[str]:
+    return {p.stem for p in m.store.iter_leaf_paths()}
+
+
+def reachable(m: Memory) -> list[str]:
+    return [path[-1] for path, _ in m.walk()]

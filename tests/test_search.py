@@ -1,0 +1,111 @@
+"""The descent returns exactly what a flat BM25 scan over every leaf returns."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ihmt import Memory
+from ihmt.errors import InputError
+from ihmt.text import tokenize
+
+
+def flat_scores(texts: dict[str, str], query: str, k: int = 10) -> list[tuple[float, str]]:
+    """Lucene BM25 (k1=1.5, b=0.75) over every text, computed by brute force."""
+    docs = {i: Counter(tokenize(t)) for i, t in texts.items()}
+    n = len(docs)
+    avg = sum(sum(c.values()) for c in docs.values()) / n
+    df = Counter(t for c in docs.values() for t in c)
+    q = list(dict.fromkeys(tokenize(query)))
+    out = []
+    for i, c in docs.items():
+        length = sum(c.values())
+        s = sum(math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
+                * c[t] / (c[t] + 1.5 * (1 - 0.75 + 0.75 * length / avg)) for t in q if t in c)
+        if s > 0:
+            out.append((s, i))
+    out.sort(key=lambda x: -x[0])
+    return out[:k]
+
+
+def build(tmp_path, n: int, seed: int, bf: int = 4) -> tuple[Memory, dict[str, str]]:
+    rng = random.Random(seed)
+    vocab = [f"word{i}" for i in range(150)] + ["deploy", "billing", "postgres", "luis"]
+    m = Memory.open(tmp_path / f"s{seed}", create=True, config={"branch_factor": bf})
+    texts: dict[str, str] = {}
+    with m.bulk():
+        for i in range(n):
+            t = " ".join(rng.choice(vocab) for _ in range(rng.randint(3, 25))) + f" rare{i}"
+            texts[m.save(t, date="2025-01-01").ids[0]] = t
+    if seed % 2:
+        m.flush()
+    return m, texts
+
+
+@pytest.mark.parametrize("n,seed", [(30, 1), (200, 2), (600, 3)])
+def test_descent_equals_flat_scan(tmp_path, n: int, seed: int) -> None:
+    m, texts = build(tmp_path, n, seed)
+    rng = random.Random(seed)
+    for _ in range(40):
+        words = rng.choice(list(texts.values())).split()
+        q = " ".join(rng.sample(words, min(len(words), rng.randint(1, 4))))
+        got = m.search(q, top_k=10).hits
+        everything = flat_scores(texts, q, k=len(texts))
+        want = everything[:10]
+        assert len(got) == len(want), q
+        assert all(abs(h.score - s) < 1e-9 for h, (s, _) in zip(got, want)), q
+        # Same leaves wherever scores are not tied.
+        for h, (s, i) in zip(got, want):
+            if sum(1 for s2, _ in everything if abs(s2 - s) < 1e-9) == 1:
+                assert h.id == i, (q, h.score, s)
+
+
+def test_rare_word_is_found_at_any_depth(tmp_path) -> None:
+    m, texts = build(tmp_path, 800, 5, bf=3)
+    res = m.search("rare777")
+    assert res.best is not None and res.best.text.endswith("rare777")
+    assert res.node_reads < m.stats()["branches"] / 10  # read a small part of the tree
+
+
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(corpus=st.lists(st.text(alphabet="abcde fgh", min_size=1, max_size=40), min_size=1,
+                       max_size=40), query=st.text(alphabet="abcde fgh", min_size=1, max_size=12))
+def test_parity_on_arbitrary_corpora(tmp_path_factory, corpus, query) -> None:
+    m = Memory.open(tmp_path_factory.mktemp("p") / "s", create=True, config={"branch_factor": 2})
+    texts = {}
+    for t in corpus:
+        if t.strip():
+            texts.update({i: t for i in m.save(t).ids})
+    if not texts or not query.strip():
+        return
+    got = [h.score for h in m.search(query, top_k=5).hits]
+    want = [s for s, _ in flat_scores(texts, query, 5)]
+    assert len(got) == len(want) and all(abs(a - b) < 1e-9 for a, b in zip(got, want))
+
+
+def test_hits_carry_path_date_and_lazy_text(mem: Memory) -> None:
+    mem.save("The VPN config lives in /etc/wireguard/wg0.conf", date="2025-06-01")
+    res = mem.search("wireguard config")
+    hit = res.best
+    assert hit.path[0] == "root" and hit.path[-1] == hit.id
+    assert hit.when == "2025-06-01"
+    assert res.leaf_reads == 0
+    assert "wg0.conf" in hit.text and res.leaf_reads == 1
+
+
+@pytest.mark.parametrize("query", ["", "   ", None, 42])
+def test_bad_queries_are_refused_clearly(mem: Memory, query) -> None:
+    with pytest.raises(InputError):
+        mem.search(query)
+
+
+def test_empty_store_and_unknown_words_answer_not_found(mem: Memory) -> None:
+    assert mem.search("anything").status == "NOT_FOUND"
+    mem.save("The release train leaves every second Tuesday")
+    assert mem.search("xylophone quantum").status == "NOT_FOUND"

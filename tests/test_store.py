@@ -1,0 +1,176 @@
+"""The plain-file store: leaf format, atomic files, consolidation, reachability, rebuild."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ihmt import Memory
+from ihmt.errors import DamagedFileError, InputError
+from ihmt.model import Leaf
+from ihmt.store.files import safe_name
+from ihmt.store.leaves import format_leaf, parse_leaf
+
+from .conftest import leaf_files, reachable
+
+
+def test_leaf_round_trip_keeps_text_and_header() -> None:
+    leaf = Leaf(id="L-personal-abc123", text="Línea 1\r\n<<<IHMT-META inside text\n",
+                domain="personal", data_type="PERSONAL", date="2026-02-03",
+                saved_at="2026-02-03T10:00:00Z", tags=["a", "b"], parent="N1-personal-x",
+                span={"start_line": 1, "end_line": 2}, source="journal.txt", extra={"k": 1})
+    back = parse_leaf(format_leaf(leaf))
+    assert back.text == leaf.text
+    assert (back.id, back.date, back.tags, back.parent, back.source, back.extra) == (
+        leaf.id, leaf.date, leaf.tags, leaf.parent, leaf.source, leaf.extra)
+
+
+@pytest.mark.parametrize("raw", ["no header", "<<<IHMT-META\n{bad json\nIHMT-META>>>\nx",
+                                 "<<<IHMT-META\n{}\nIHMT-META>>>\nx", "<<<IHMT-META\n{\"a\":1}"])
+def test_damaged_leaf_header_is_reported(raw: str) -> None:
+    with pytest.raises(DamagedFileError):
+        parse_leaf(raw)
+
+
+def test_store_layout_matches_the_spec(mem: Memory) -> None:
+    mem.save("We chose Postgres for billing because we need transactions.", domain="decisions")
+    p = mem.path
+    assert (p / "root.json").is_file() and (p / "ihmt.config.json").is_file()
+    assert (p / "state" / "catalog.jsonl").is_file()
+    leaves = list((p / "layer_0" / "decisions").glob("L-decisions-*.txt"))
+    assert len(leaves) == 1
+    assert leaves[0].read_text().startswith("<<<IHMT-META\n")
+    assert oct(p.stat().st_mode & 0o777) == "0o700"
+    assert oct(leaves[0].stat().st_mode & 0o777) == "0o600"
+
+
+def test_consolidation_fires_at_branch_factor_and_stamps_children(mem: Memory) -> None:
+    ids = [mem.save(f"memory number {i} about topic{i}", domain="notes").ids[0]
+           for i in range(3)]
+    assert mem.stats()["branches"] == 0
+    ids += mem.save("memory number 3 about topic3", domain="notes").ids
+    st = mem.stats()
+    assert st["branches"] == 1 and st["top_nodes"] == 1
+    parents = {mem.get(i).parent for i in ids}
+    assert len(parents) == 1 and None not in parents
+    branch_file = next((mem.path / "layers" / "1").glob("N1-notes-*.json"))
+    data = json.loads(branch_file.read_text())
+    assert [c["id"] for c in data["children"]] == ids
+    assert "topic2" in data["terms"]
+
+
+def test_flush_closes_each_domain_to_one_top_node(mem: Memory) -> None:
+    for i in range(11):
+        mem.save(f"note {i} alpha{i}", domain="a")
+    for i in range(2):
+        mem.save(f"note {i} beta{i}", domain="b")
+    mem.flush()
+    tops = mem.store.root()["top"]
+    assert sorted(e["domain"] for e in tops) == ["a", "b"]
+    assert sorted(reachable(mem)) == sorted(leaf_files(mem))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(0, 30),
+                              st.booleans()), min_size=1, max_size=40))
+def test_every_leaf_is_reachable_after_any_sequence(tmp_path_factory, ops) -> None:
+    m = Memory.open(tmp_path_factory.mktemp("s") / "ihmt_memory", create=True,
+                    config={"branch_factor": 3})
+    for dom, n, flush in ops:
+        m.save(f"entry {n} in {dom} word{n}", domain=dom)
+        if flush:
+            m.flush()
+    ids = reachable(m)
+    assert len(ids) == len(set(ids)), "a leaf is reachable twice"
+    assert set(ids) == leaf_files(m)
+    assert m.stats()["leaves"] == len(ids)
+
+
+def test_same_memory_saved_twice_is_not_duplicated(mem: Memory) -> None:
+    a = mem.save("the staging database is db-eu-7", date="2026-01-02")
+    b = mem.save("the staging database is db-eu-7", date="2026-01-02")
+    assert a.ids == b.ids and b.new == 0 and b.duplicates == 1
+    assert mem.stats()["leaves"] == 1
+
+
+def test_reingesting_a_document_rewrites_the_same_leaves(mem: Memory) -> None:
+    text = "First paragraph about caching.\n\nSecond paragraph about queues.\n"
+    r1 = mem.ingest_text(text, source="notes.md", data_type="GENERIC")
+    r2 = mem.ingest_text(text, source="notes.md", data_type="GENERIC")
+    assert r1.ids == r2.ids and r2.new == 0
+    assert len(leaf_files(mem)) == len(set(r1.ids))
+
+
+def test_rebuild_from_leaves_alone(mem: Memory) -> None:
+    for i in range(10):
+        mem.save(f"fact {i}: service{i} listens on port {8000 + i}", domain="setup")
+    before = mem.search("service7 port").best.id
+    for name in ("root.json", "state/catalog.jsonl"):
+        (mem.path / name).unlink()
+    import shutil
+
+    shutil.rmtree(mem.path / "layers")
+    m2 = Memory.open(mem.path)  # damage detected: rebuilt from the leaves
+    assert m2.stats()["leaves"] == 10
+    assert m2.search("service7 port").best.id == before
+    assert sorted(reachable(m2)) == sorted(leaf_files(m2))
+
+
+def _fill(m: Memory, n: int = 12) -> None:
+    for i in range(n):
+        m.save(f"remember item{i} colour {['red', 'green', 'blue'][i % 3]}", domain="general")
+
+
+@pytest.mark.parametrize("target", ["root", "branch", "catalog", "config"])
+@pytest.mark.parametrize("damage", ["truncate", "garbage"])
+def test_damaged_derived_file_never_stops_search_or_save(tmp_path: Path, target: str,
+                                                         damage: str) -> None:
+    m = Memory.open(tmp_path / "ihmt_memory", create=True, config={"branch_factor": 4})
+    _fill(m)
+    path = {
+        "root": m.path / "root.json",
+        "branch": next((m.path / "layers" / "1").glob("*.json")),
+        "catalog": m.path / "state" / "catalog.jsonl",
+        "config": m.path / "ihmt.config.json",
+    }[target]
+    if damage == "truncate":
+        path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 3])
+    else:
+        path.write_bytes(os.urandom(300))
+    m2 = Memory.open(m.path)  # a fresh process view
+    res = m2.search("item5 colour")
+    assert res.best is not None and "item5" in res.best.text
+    m2.save("remember item99 colour purple")
+    assert "item99" in m2.search("item99").best.text
+    assert len(leaf_files(m2)) == 13
+    assert sorted(reachable(m2)) == sorted(leaf_files(m2))
+
+
+def test_damaged_leaf_header_is_quarantined_not_dropped(mem: Memory) -> None:
+    _fill(mem, 8)
+    victim = next(mem.store.iter_leaf_paths())
+    content = victim.read_text()
+    victim.write_text("garbage header\n" + content)
+    rep = mem.rebuild()
+    assert rep["quarantined"] == [victim.name]
+    q = mem.path / "quarantine" / victim.name
+    assert q.read_text() == "garbage header\n" + content
+    assert mem.stats()["leaves"] == 7
+    assert sorted(reachable(mem)) == sorted(leaf_files(mem))
+
+
+@pytest.mark.parametrize("bad", ["..", "../etc", "a/b", "/abs", "a\\b", "   ", "...."])
+def test_domain_names_cannot_escape_the_store(mem: Memory, bad: str) -> None:
+    with pytest.raises(InputError):
+        mem.save("some text", domain=bad)
+    assert not any(mem.path.parent.glob("etc"))
+
+
+def test_safe_name_normalises() -> None:
+    assert safe_name("Software.Java") == "software.java"
+    assert safe_name("my domain!") == "my-domain"

@@ -140,10 +140,19 @@ class Memory:
             return self.store.root()
 
     def _repair(self, reason: str) -> None:
-        msg = f"{reason}; derived files rebuilt from the leaves"
-        log.warning(msg)
-        self.store.problems.append(msg)
+        """Rebuild the derived files, unless another process repaired them meanwhile."""
         with self.store.lock.hold():
+            self.store.clear_cache()
+            try:
+                self.store.root()
+                for _ in self.walk():
+                    pass
+                return
+            except DamagedFileError:
+                pass
+            msg = f"{reason}; derived files rebuilt from the leaves"
+            log.warning(msg)
+            self.store.problems.append(msg)
             _rebuild(self.store, self.consolidator, force_close=False)
 
     # ------------------------------------------------------------------ writing
@@ -386,15 +395,19 @@ class Memory:
         top_k = min(top_k, 100)
         text = query if not clue else f"{query} {clue}"
         terms = tokenize(text, self.config.stemmer)
-        for attempt in (0, 1):
+        for attempt in (0, 1, 2):
             try:
                 d = descend(self.store, terms, top_k,
                             max_files=self.config.max_files_per_search)
                 break
             except DamagedFileError as exc:
-                if attempt:
+                if attempt == 2:
                     raise
-                self._repair(str(exc))
+                if attempt == 0:
+                    # Another process may have just rebuilt the tree: look again first.
+                    self.store.clear_cache()
+                else:
+                    self._repair(str(exc))
         root = self.store.root()
         result = SearchResult(query=query, node_reads=d.node_reads, visited=d.visited,
                               total_nodes=int(root.get("n_branches", 0)),

@@ -38,6 +38,8 @@ STOPWORDS = STOP_EN | STOP_ES
 
 def fold(text: str) -> str:
     """Lower-case and strip accents: 'Mudé' -> 'mude'."""
+    if text.isascii():
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
 

@@ -6,7 +6,7 @@ import hashlib
 import json
 import os
 import re
-import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -56,16 +56,20 @@ def atomic_write(path: Path, data: str | bytes, *, durable: bool = False) -> Non
     ``durable`` adds fsync of the file and its folder: used for leaves (the source of
     truth), skipped for derived files, which can always be rebuilt.
     """
-    ensure_dir(path.parent)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=path.parent)
+    payload = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    tmp = path.parent / f".{path.name}.{os.getpid()}.{threading.get_ident()}.part"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(tmp, flags, FILE_MODE)
+    except FileNotFoundError:
+        ensure_dir(path.parent)
+        fd = os.open(tmp, flags, FILE_MODE)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)
             if durable:
                 fh.flush()
                 os.fsync(fh.fileno())
-        os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         try:

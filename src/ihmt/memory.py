@@ -14,7 +14,7 @@ import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date as _date
@@ -23,16 +23,20 @@ from typing import Any
 
 from .config import Config
 from .errors import DamagedFileError, InputError, NotFoundError, StoreError
+from .ingest.dates import query_time_range, strip_time_words
 from .ingest.detect import detect
 from .ingest.languages import language_for
 from .ingest.split import split
-from .model import DATA_TYPES, Hit, Leaf, SearchResult
+from .model import DATA_TYPES, Fact, Hit, Leaf, SearchResult
+from .search.answer import annotate, fact_hits, finish, rerank
 from .search.descent import descend
-from .search.rank import assess
+from .search.intent import fact_intent
 from .store import files
 from .store.leaves import checksum
 from .store.store import Store, resolve_store_path, utcnow
-from .text import term_counts, tokenize
+from .text import clip, term_counts, tokenize
+from .timeline.extract import extract_facts
+from .timeline.facts import FactTimeline
 from .tree.consolidate import Consolidator, leaf_entry
 from .tree.rebuild import rebuild as _rebuild
 from .tree.summarize import make_summarizer
@@ -77,6 +81,7 @@ class Memory:
         self.summarizer = make_summarizer(self.config.summarizer_backend,
                                           self.config.summarizer_model)
         self.consolidator = Consolidator(store, self.summarizer)
+        self.timeline = FactTimeline(store.state_dir)
         self._bulk_depth = 0
         self._bulk_root: dict[str, Any] | None = None
         self._bulk_catalog: list[dict[str, Any]] = []
@@ -166,6 +171,7 @@ class Memory:
         earlier memory this one corrects.
         """
         text, warnings = clean_text(content, self.config.max_input_bytes)
+        prior = self._find_replaced(replaces) if replaces else None
         data_type, dom = self._classify(text, None, domain, content_type)
         when = _parse_date(date) if date else None
         if when is None and data_type not in UNDATED_TYPES:
@@ -175,8 +181,8 @@ class Memory:
         report = self._store_text(text, data_type=data_type, domain=dom, date=when,
                                   tags=list(tags), source=source, language=None)
         report.warnings = warnings + report.warnings
-        if replaces:
-            self._apply_replaces(report, replaces)
+        if prior is not None:
+            self._apply_replaces(report, prior)
         return report
 
     def ingest_text(self, text: str, *, source: str | None = None, domain: str | None = None,
@@ -303,6 +309,10 @@ class Memory:
             dom = root["domains"].setdefault(leaf.domain, {"n_leaves": 0})
             dom["n_leaves"] += 1
             report.new += 1
+            if leaf.date and leaf.data_type != "CODE":
+                facts = extract_facts(leaf.text, leaf.date, source=leaf.id)
+                if facts:
+                    report.notices.extend(str(n) for n in self.timeline.record_many(facts))
             buf.append({
                 "id": leaf.id, "kind": "leaf",
                 "path": f"layer_0/{leaf.domain}/{leaf.id}.txt", "domain": leaf.domain,
@@ -387,19 +397,85 @@ class Memory:
 
     # ------------------------------------------------------------------ reading
     def search(self, query: str, top_k: int = 10, *, clue: str | None = None) -> SearchResult:
-        """Walk the tree for ``query``; see :mod:`ihmt.search.descent` for why it is exact."""
+        """Answer ``query`` from the tree.
+
+        The lexical ranking is exact (see :mod:`ihmt.search.descent`); on top of it current
+        facts come before outdated ones, memories of a period the query names come first,
+        and a ``clue`` boosts candidates that match both (see :mod:`ihmt.search.answer`).
+        """
         if not isinstance(query, str) or not query.strip():
             raise InputError("the query is empty: say what to look for")
-        if not isinstance(top_k, int) or top_k < 1:
+        if clue is not None and not isinstance(clue, str):
+            raise InputError("the clue must be text")
+        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
             raise InputError("top_k must be a positive whole number")
+        query, _ = clean_text(query, 20_000)
         top_k = min(top_k, 100)
-        text = query if not clue else f"{query} {clue}"
-        terms = tokenize(text, self.config.stemmer)
+        clue = clue.strip() if clue and clue.strip() else None
+        period = query_time_range(query, _date.today().isoformat())
+        base = (strip_time_words(query) if period else query).strip() or query
+        stem = self.config.stemmer
+        terms = tokenize(base + (" " + clue if clue else ""), stem)
+        fetch = max(top_k * 3, 30) if (clue or period) else top_k
+        d = self._descend(terms, fetch)
+        root = self.store.root()
+        result = SearchResult(query=query, node_reads=d.node_reads, visited=d.visited,
+                              total_nodes=int(root.get("n_branches", 0)),
+                              total_leaves=int(root["n_leaves"]), capped=d.capped)
+        loader = self._loader(result)
+        hits = []
+        for c in d.candidates:
+            e = c.entry
+            hits.append(Hit(id=e["id"], score=c.score, domain=e.get("domain", ""),
+                            date=e.get("date_from"), path=c.path, title=e.get("title", ""),
+                            excerpt=e.get("excerpt", ""), source=e.get("source"),
+                            tags=list(e.get("tags") or []), matched=c.matched, _loader=loader))
+        self.timeline.refresh()
+        annotate(hits, self.timeline, self._excerpt)
+        value = None
+        intent = fact_intent(query)
+        if intent:
+            found, value = fact_hits(intent, self.timeline, period,
+                                     lambda i: self._hit_for(i, result))
+            annotate(found, self.timeline, self._excerpt)
+            ids = {h.id for h in found}
+            hits = found + [h for h in hits if h.id not in ids]
+        if value is None:
+            rerank(hits, query=base, clue=clue, period=period, stemmer=stem)
+        result.hits = hits
+        finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
+               top_k=top_k, answer_value=value)
+        if self.store.problems:
+            result.notices.extend(self.store.problems)
+            self.store.problems.clear()
+        return result
+
+    def ask(self, query: str, *, clue: str | None = None, top_k: int = 5,
+            clue_provider: Callable[[SearchResult], str | None] | None = None,
+            max_rounds: int | None = None) -> SearchResult:
+        """Search, and while the answer is AMBIGUOUS ask ``clue_provider`` for a clue.
+
+        The provider gets the ambiguous result and returns a clue, or None / "" to stop.
+        Clues accumulate; each round cross-references query and clues. It never turns an
+        ambiguous query into a confident answer on its own: only a clue can.
+        """
+        clues = [clue] if clue else []
+        res = self.search(query, top_k, clue=" ".join(clues) or None)
+        rounds = self.config.max_clue_rounds if max_rounds is None else max_rounds
+        while res.status == "AMBIGUOUS" and clue_provider is not None and rounds > 0:
+            nxt = clue_provider(res)
+            if not nxt or not nxt.strip():
+                break
+            clues.append(nxt.strip())
+            rounds -= 1
+            res = self.search(query, top_k, clue=" ".join(clues))
+        return res
+
+    def _descend(self, terms: list[str], k: int):
         for attempt in (0, 1, 2):
             try:
-                d = descend(self.store, terms, top_k,
-                            max_files=self.config.max_files_per_search)
-                break
+                return descend(self.store, terms, k,
+                               max_files=self.config.max_files_per_search)
             except DamagedFileError as exc:
                 if attempt == 2:
                     raise
@@ -408,23 +484,24 @@ class Memory:
                     self.store.clear_cache()
                 else:
                     self._repair(str(exc))
-        root = self.store.root()
-        result = SearchResult(query=query, node_reads=d.node_reads, visited=d.visited,
-                              total_nodes=int(root.get("n_branches", 0)),
-                              total_leaves=int(root["n_leaves"]), capped=d.capped)
-        for c in d.candidates:
-            e = c.entry
-            hit = Hit(id=e["id"], score=c.score, domain=e.get("domain", ""),
-                      date=e.get("date_from"), path=c.path, title=e.get("title", ""),
-                      excerpt=e.get("excerpt", ""), source=e.get("source"),
-                      tags=list(e.get("tags") or []), matched=c.matched)
-            hit._loader = self._loader(result)
-            result.hits.append(hit)
-        assess(result, terms, d.idf, d.n_leaves, self.config)
-        if self.store.problems:
-            result.notices.extend(self.store.problems)
-            self.store.problems.clear()
-        return result
+        raise AssertionError("unreachable")
+
+    def _hit_for(self, leaf_id: str, result: SearchResult) -> Hit | None:
+        try:
+            leaf = self.store.read_leaf(leaf_id)
+        except (NotFoundError, DamagedFileError):
+            return None
+        result.leaf_reads += 1
+        path = ["root"] + ([leaf.parent] if leaf.parent else []) + [leaf.id]
+        return Hit(id=leaf.id, score=0.0, domain=leaf.domain, date=leaf.date, path=path,
+                   title=clip(leaf.text, 80), excerpt=clip(leaf.text, 160), source=leaf.source,
+                   tags=leaf.tags, _text=leaf.text)
+
+    def _excerpt(self, leaf_id: str) -> str:
+        try:
+            return clip(self.store.read_leaf(leaf_id).text, 100)
+        except (NotFoundError, DamagedFileError):
+            return "(not available)"
 
     def _loader(self, result: SearchResult):
         def load(hit: Hit) -> str:
@@ -482,8 +559,68 @@ class Memory:
             br, _ = self.store.branch(entry["id"], int(entry["layer"]))
             stack.extend((path + [br.id], c) for c in br.children)
 
-    def _apply_replaces(self, report: SaveReport, replaces: str) -> None:
-        """Hook for corrections (see ihmt.timeline)."""
+    def _find_replaced(self, replaces: str) -> SearchResult:
+        if not isinstance(replaces, str):
+            raise InputError("replaces must be a few words describing the earlier memory")
+        return self.search(replaces, top_k=5)
+
+    def _apply_replaces(self, report: SaveReport, prior: SearchResult) -> None:
+        new_id = report.ids[0]
+        others = [h for h in prior.hits if h.id not in report.ids]
+        if prior.status == "FOUND" and others and others[0].id == prior.hits[0].id:
+            self.mark_outdated(others[0].id, new_id)
+            report.outdated.append(others[0].id)
+        elif prior.status == "AMBIGUOUS" and others:
+            report.candidates = [h.id for h in others[:5]]
+        else:
+            report.warnings.append("no earlier memory matched 'replaces'; nothing was flagged")
+
+    def mark_outdated(self, old_id: str, new_id: str) -> dict[str, Any]:
+        """Flag memory ``old_id`` as corrected by ``new_id`` (both must exist).
+
+        Recorded in the timeline and in the old leaf's own header, so the link survives
+        the loss of every derived file. The old memory stays, as history.
+        """
+        if old_id == new_id:
+            raise InputError("a memory cannot replace itself")
+        old = self.store.read_leaf(old_id)
+        new = self.store.read_leaf(new_id)
+        with self._mutex, self.store.lock.hold():
+            self.timeline.mark_outdated(old_id, new_id, (new.date or utcnow())[:10])
+            old = self.store.read_leaf(old_id)
+            if old.extra.get("superseded_by") != new_id:
+                old.extra["superseded_by"] = new_id
+                self.store.write_leaf(old)
+        return {"old": old_id, "new": new_id, "old_excerpt": clip(old.text, 100),
+                "new_excerpt": clip(new.text, 100)}
+
+    def record_fact(self, subject: str, attribute: str, value: str, date: str,
+                    source: str | None = None) -> str | None:
+        """Record a fact directly (the reliable path); returns a contradiction notice."""
+        fact = Fact(subject=subject, attribute=attribute, value=value,
+                    date=_parse_date(date), source=source)
+        with self._mutex, self.store.lock.hold():
+            notice = self.timeline.record(fact)
+        return str(notice) if notice else None
+
+    def facts(self, subject: str | None = None) -> list[Fact]:
+        self.timeline.refresh()
+        return self.timeline.facts(subject)
+
+    def conflicts(self, subject: str | None = None) -> list[Any]:
+        self.timeline.refresh()
+        return self.timeline.conflicts(subject)
+
+    def notices(self) -> list[str]:
+        return [str(c) for c in self.conflicts()]
+
+    def active_state(self) -> dict[str, Fact]:
+        self.timeline.refresh()
+        return self.timeline.active_state()
+
+    def state_at(self, date: str) -> dict[str, Fact]:
+        self.timeline.refresh()
+        return self.timeline.state_at(_parse_date(date))
 
 
 # ---------------------------------------------------------------------- helpers

@@ -13,9 +13,11 @@ any leaf below that child without opening it (see :class:`ihmt.store.store.Branc
 from __future__ import annotations
 
 import logging
+import re
 from collections import Counter, defaultdict
 from typing import Any
 
+from ..ingest.dates import find_date
 from ..model import Leaf
 from ..store.files import digest
 from ..store.store import Store, utcnow
@@ -35,12 +37,11 @@ CHILD_KEYS = (
 def leaf_entry(leaf: Leaf, tf: Counter[str]) -> dict[str, Any]:
     """The trunk/child entry of a leaf: display fields plus its exact term counts."""
     length = sum(tf.values())
-    first_line = next((ln for ln in leaf.text.splitlines() if ln.strip()), "")
     return {
         "id": leaf.id,
         "layer": 0,
         "domain": leaf.domain,
-        "title": clip(first_line, 80),
+        "title": leaf_title(leaf),
         "excerpt": clip(leaf.text, 160),
         "keywords": display_keywords(leaf.text, 6),
         "n_leaves": 1,
@@ -54,6 +55,25 @@ def leaf_entry(leaf: Leaf, tf: Counter[str]) -> dict[str, Any]:
         "saved_at": leaf.saved_at,
         "tf": dict(tf),
     }
+
+
+_LETTERS = re.compile(r"[^\W\d_]")
+
+
+def leaf_title(leaf: Leaf) -> str:
+    """A one-line label: the symbol for code, else the first line that says something
+    (not a bare date, not comment punctuation)."""
+    name = leaf.extra.get("name") if isinstance(leaf.extra, dict) else None
+    if leaf.data_type == "CODE" and isinstance(name, str) and name:
+        return clip(name, 80)
+    for line in leaf.text.splitlines():
+        s = line.strip(" \t/*#-=<>\"'`[]()")
+        if len(_LETTERS.findall(s)) < 3:
+            continue
+        if len(s.split()) <= 5 and find_date(s):
+            continue
+        return clip(s, 80)
+    return clip(leaf.text, 80)
 
 
 def _minmax_dates(children: list[dict[str, Any]]) -> tuple[str | None, str | None]:

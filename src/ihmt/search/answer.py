@@ -1,0 +1,106 @@
+"""From the exact BM25 ranking to an answer: time, corrections, facts, clues, confidence.
+
+The descent (:mod:`ihmt.search.descent`) finds the lexical top-k. This module turns it
+into what a user means: current facts before outdated ones, memories of the period a
+query names before others, candidates that match both a query and its clue before those
+matching one, and the decision FOUND / AMBIGUOUS / NOT FOUND.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date as _date
+
+from ..config import Config
+from ..model import Hit, SearchResult
+from ..text import tokenize
+from ..timeline.facts import FactTimeline
+from .rank import assess
+
+BOTH = 1.6  # a candidate matching the query and the clue
+ONE_ONLY = 0.7  # matching only one of them
+IN_PERIOD = 1.5  # dated inside the period the query names
+OUT_OF_PERIOD = 0.6
+OUTDATED = 0.5  # superseded memories yield to current ones (unless a past period is asked)
+
+
+def annotate(hits: list[Hit], timeline: FactTimeline, excerpt_of: Callable[[str], str]) -> None:
+    """Attach OUTDATED flags and notices to hits from the timeline."""
+    superseded = timeline.superseded_sources()
+    for h in hits:
+        notes = list(timeline.notices_for_leaf(h.id))
+        newer = timeline.outdated_by(h.id)
+        if newer:
+            notes.append(f"corrected by a later memory ({newer}): {excerpt_of(newer)}")
+        if notes or h.id in superseded:
+            h.outdated = True
+            h.notices = notes
+
+
+def rerank(hits: list[Hit], *, query: str, clue: str | None, period: tuple[str, str] | None,
+           stemmer: str) -> None:
+    """Adjust scores in place for clue, period and outdatedness, then sort."""
+    q_terms = set(tokenize(query, stemmer))
+    c_terms = set(tokenize(clue, stemmer)) if clue else set()
+    for h in hits:
+        m = set(h.matched)
+        factor = 1.0
+        if c_terms:
+            in_q, in_c = bool(m & q_terms), bool(m & c_terms)
+            factor *= BOTH if in_q and in_c else ONE_ONLY
+        if period:
+            if h.date and period[0] <= h.date[:10] <= period[1]:
+                factor *= IN_PERIOD
+            elif h.date:
+                factor *= OUT_OF_PERIOD
+        elif h.outdated:
+            factor *= OUTDATED
+        h.score *= factor
+    hits.sort(key=lambda h: -h.score)
+
+
+def fact_hits(attribute: str, timeline: FactTimeline, period: tuple[str, str] | None,
+              make_hit: Callable[[str], Hit | None]) -> tuple[list[Hit], str | None]:
+    """Hits for a question about a tracked fact: the value true now (or at the end of the
+    period asked about) first, the others after it. Returns (hits, value)."""
+    periods = timeline.timeline("user", attribute)
+    if not periods:
+        return [], None
+    if period:
+        state = timeline.state_at(min(period[1], _date.today().isoformat()))
+        chosen = state.get(f"user::{attribute}")
+    else:
+        chosen = next((f for f in periods if f.status == "ACTIVE"), periods[-1])
+    if chosen is None:
+        return [], None
+    order = [chosen] + [f for f in reversed(periods) if f is not chosen]
+    out: list[Hit] = []
+    seen: set[str] = set()
+    for f in order:
+        if not f.source or f.source in seen:
+            continue
+        h = make_hit(f.source)
+        if h is None:
+            continue
+        seen.add(f.source)
+        out.append(h)
+    return out, chosen.value
+
+
+def finish(result: SearchResult, *, terms: list[str], idf: dict[str, float], n_leaves: int,
+           cfg: Config, top_k: int, answer_value: str | None = None) -> SearchResult:
+    """Decide the status and cut to ``top_k``."""
+    if answer_value is not None and result.hits:
+        best = result.hits[0]
+        rest = result.hits[1:]
+        best.score = max([h.score for h in rest] + [best.score]) * 2 + 1.0
+        best.matched = list(dict.fromkeys(terms))
+        result.hits = [best] + rest
+        result.hits = result.hits[:top_k]
+        result.status = "FOUND"
+        result.confidence = 0.95
+        result.message = f"current value: {answer_value}"
+        return result
+    result.hits = result.hits[:top_k]
+    assess(result, terms, idf, n_leaves, cfg)
+    return result

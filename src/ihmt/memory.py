@@ -158,7 +158,7 @@ class Memory:
             msg = f"{reason}; derived files rebuilt from the leaves"
             log.warning(msg)
             self.store.problems.append(msg)
-            _rebuild(self.store, self.consolidator, force_close=False)
+            _rebuild(self.store, self.consolidator, force_close=True)
 
     # ------------------------------------------------------------------ writing
     def save(self, content: str, *, date: str | None = None, domain: str | None = None,
@@ -391,9 +391,26 @@ class Memory:
         return self.consolidate(force=True)
 
     def rebuild(self) -> dict[str, Any]:
-        """Recreate catalog, branches and trunk from the leaves."""
+        """Recreate catalog, branches, trunk and the fact timeline from the leaves."""
+        facts: list[Fact] = []
+        marks: list[tuple[str, str, str]] = []
+
+        def collect(leaf: Leaf) -> None:
+            if leaf.date and leaf.data_type != "CODE":
+                facts.extend(extract_facts(leaf.text, leaf.date, source=leaf.id))
+            newer = leaf.extra.get("superseded_by")
+            if isinstance(newer, str):
+                marks.append((leaf.id, newer, (leaf.date or leaf.saved_at or "")[:10]))
+
         with self._mutex, self.store.lock.hold():
-            return _rebuild(self.store, self.consolidator, force_close=False)
+            rep = _rebuild(self.store, self.consolidator, force_close=True, on_leaf=collect)
+            facts.sort(key=lambda f: (f.date, f.source or ""))
+            rep["facts"] = self.timeline.rebuild(facts)
+            known = self.timeline.outdated_map()
+            for old, new, when in marks:
+                if known.get(old) != new:
+                    self.timeline.mark_outdated(old, new, when or None)
+        return rep
 
     # ------------------------------------------------------------------ reading
     def search(self, query: str, top_k: int = 10, *, clue: str | None = None) -> SearchResult:

@@ -160,6 +160,58 @@ def _cost_line(res: Any) -> str:
             f"{res.leaf_reads} of {res.total_leaves} leaves read · path {path}")
 
 
+@command("ask")
+def cmd_ask(args: argparse.Namespace) -> int:
+    mem = open_memory(args)
+    interactive = args.clue is None and sys.stdin.isatty() and not args.json
+
+    def provider(res: Any) -> str | None:
+        print(compact_answer(res, mem.config.output_max_tokens))
+        try:
+            return input("clue (empty to stop)> ")
+        except EOFError:
+            return None
+
+    res = mem.ask(args.query, clue=args.clue, top_k=args.top_k,
+                  clue_provider=provider if interactive else None)
+    if args.json:
+        out(args, result_dict(res))
+    else:
+        print(compact_answer(res, mem.config.output_max_tokens, others=args.top_k - 1))
+        print(_cost_line(res))
+    return 0
+
+
+def _fact_dict(f: Any) -> dict[str, Any]:
+    return {"subject": f.subject, "attribute": f.attribute, "value": f.value, "date": f.date,
+            "status": f.status, "valid_from": f.valid_from, "valid_to": f.valid_to,
+            "superseded_by": f.superseded_by, "source": f.source}
+
+
+@command("facts")
+def cmd_facts(args: argparse.Namespace) -> int:
+    facts = open_memory(args).facts(args.subject)
+    lines = [f"{f.subject}::{f.attribute} = {f.value!r}  {f.status}  "
+             f"{(f.valid_from or '')[:10]}..{(f.valid_to or 'now')[:10]}" for f in facts]
+    out(args, [_fact_dict(f) for f in facts], "\n".join(lines) or "no facts recorded")
+    return 0
+
+
+@command("conflicts")
+def cmd_conflicts(args: argparse.Namespace) -> int:
+    found = open_memory(args).conflicts(args.subject)
+    data = [c.as_dict() if hasattr(c, "as_dict") else {"notice": str(c)} for c in found]
+    out(args, data, "\n".join(str(c) for c in found) or "no contradictions")
+    return 0
+
+
+@command("mark-outdated")
+def cmd_mark_outdated(args: argparse.Namespace) -> int:
+    rep = open_memory(args).mark_outdated(args.old_id, args.new_id)
+    out(args, rep, f"{rep['old']} is now OUTDATED, corrected by {rep['new']}")
+    return 0
+
+
 @command("tree")
 def cmd_tree(args: argparse.Namespace) -> int:
     mem = open_memory(args)
@@ -243,6 +295,19 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("query")
     s.add_argument("--top-k", type=int, default=5)
     s.add_argument("--full", action="store_true", help="ids, tree paths and excerpts")
+
+    s = sub.add_parser("ask", help="search with the clue loop (interactive at a terminal)")
+    s.add_argument("query")
+    s.add_argument("--clue")
+    s.add_argument("--top-k", type=int, default=5)
+
+    s = sub.add_parser("facts", help="the fact timeline")
+    s.add_argument("--subject")
+    s = sub.add_parser("conflicts", help="what changed over time")
+    s.add_argument("--subject")
+    s = sub.add_parser("mark-outdated", help="flag a memory as corrected by another")
+    s.add_argument("old_id")
+    s.add_argument("new_id")
 
     s = sub.add_parser("tree", help="outline of the hierarchy")
     s.add_argument("--depth", type=int)

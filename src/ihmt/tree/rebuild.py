@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,8 @@ from .consolidate import Consolidator, leaf_entry
 log = logging.getLogger(__name__)
 
 
-def rebuild(store: Store, consolidator: Consolidator, *, force_close: bool = True) -> dict[str, Any]:
+def rebuild(store: Store, consolidator: Consolidator, *, force_close: bool = True,
+            on_leaf: Callable[[Leaf], None] | None = None) -> dict[str, Any]:
     """Re-derive the tree from ``layer_0``. The caller holds the write lock.
 
     Leaves are regrouped in the order they were saved, so an intact store gets back the
@@ -50,6 +52,8 @@ def rebuild(store: Store, consolidator: Consolidator, *, force_close: bool = Tru
         if leaf.id in seen:
             continue
         seen.add(leaf.id)
+        if on_leaf is not None:
+            on_leaf(leaf)
         tf = term_counts(leaf.text, stem)
         entry = leaf_entry(leaf, tf)
         root["top"].append(entry)

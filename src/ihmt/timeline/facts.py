@@ -1,0 +1,711 @@
+"""The fact timeline: what was true when, what is true now, and which memories are outdated.
+
+Storage is one append-only event log, ``<store>/state/facts.jsonl``, one JSON object a line:
+
+    {"op": "fact", "subject": "user", "attribute": "location", "value": "Madrid",
+     "date": "2024-03-11", "source": "m12"}
+    {"op": "outdated", "old": "m12", "new": "m40", "date": "2026-02-03"}
+
+Why a log and not a state file: a save appends one short line instead of rewriting a file
+that grows with the store, and other processes catch up by reading only the bytes appended
+since their last look (:meth:`FactTimeline.refresh`). Everything else (which value is
+ACTIVE, the validity intervals, the notices) is derived from the events, so facts that
+arrive out of order are still placed by their date, and nothing is ever deleted.
+
+Writers are expected to hold the store's cross-process write lock; this module does not
+lock files. Readers tolerate what a crash can leave behind: a torn last line is ignored
+until it is completed, garbage lines are skipped and counted (:attr:`damaged_lines`).
+Unknown ``op`` values are ignored, so an older reader survives a newer writer.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import threading
+from bisect import bisect_right
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from datetime import date as _date
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError, StoreError
+from ..model import Fact
+from ..text import fold
+
+__all__ = ["FACTS_FILE", "FactTimeline", "Notice"]
+
+log = logging.getLogger(__name__)
+
+FACTS_FILE = "facts.jsonl"
+ACTIVE = "ACTIVE"
+HISTORICAL = "HISTORICAL"
+
+_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][0-9:.,+\-Z]*)?$")
+_MAX_VALUE = 4000
+
+
+def _norm(value: str) -> str:
+    """How values are compared: 'valencia ' and 'Valéncia.' state the same thing."""
+    return " ".join(fold(value).split()).strip(" .,;:!?")
+
+
+def _day(value: str) -> str:
+    return value[:10]
+
+
+def _valid_date(value: object) -> bool:
+    if not isinstance(value, str) or not _ISO.match(value):
+        return False
+    try:
+        _date.fromisoformat(value[:10])
+    except ValueError:
+        return False
+    return True
+
+
+def _check_date(value: object, what: str) -> str:
+    if not isinstance(value, str) or not _valid_date(value.strip()):
+        raise InputError(f"{what} must be an ISO date like 2026-02-03, got {value!r}")
+    return value.strip()
+
+
+@dataclass(frozen=True)
+class Notice:
+    """One genuine change of a fact's value: what was said, what replaced it, and where."""
+
+    subject: str
+    attribute: str
+    old_value: str
+    old_date: str
+    old_source: str | None
+    new_value: str
+    new_date: str
+    new_source: str | None
+
+    @property
+    def key(self) -> str:
+        return f"{self.subject}::{self.attribute}"
+
+    @property
+    def text(self) -> str:
+        """The sentence shown next to an outdated memory, so it never reads as current."""
+        return (
+            f"On {_day(self.old_date)} you said {self.subject} {self.attribute} = "
+            f"'{self.old_value}', but on {_day(self.new_date)} you updated to "
+            f"'{self.new_value}'."
+        )
+
+    def __str__(self) -> str:
+        return self.text
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form for the CLI and the MCP server."""
+        return {
+            "subject": self.subject,
+            "attribute": self.attribute,
+            "old_value": self.old_value,
+            "old_date": self.old_date,
+            "old_source": self.old_source,
+            "new_value": self.new_value,
+            "new_date": self.new_date,
+            "new_source": self.new_source,
+            "notice": self.text,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _Stmt:
+    """One recorded statement; ``seq`` is its arrival order, the tie-break for equal dates."""
+
+    seq: int
+    subject: str
+    attribute: str
+    value: str
+    date: str
+    source: str | None
+    norm: str
+
+
+@dataclass
+class _View:
+    """Everything derived for one subject::attribute, rebuilt only when it gets a new event."""
+
+    ordered: list[_Stmt]  # by (date, seq)
+    run_of: list[int]  # run index of each ordered statement
+    periods: list[Fact]  # one per run of equal values; the last is ACTIVE
+    changes: list[Notice]  # changes[i]: run i -> run i + 1
+    days: list[str]  # _day(date) of each ordered statement, for state_at
+    dates: list[str]  # full date of each ordered statement
+
+    @property
+    def active_norm(self) -> str:
+        return self.ordered[-1].norm
+
+
+def _build_view(stmts: list[_Stmt]) -> _View:
+    ordered = sorted(stmts, key=lambda s: (s.date, s.seq))
+    runs: list[list[_Stmt]] = []
+    run_of: list[int] = []
+    for s in ordered:
+        if not runs or runs[-1][-1].norm != s.norm:
+            runs.append([])
+        runs[-1].append(s)
+        run_of.append(len(runs) - 1)
+    periods: list[Fact] = []
+    changes: list[Notice] = []
+    for i, run in enumerate(runs):
+        first = run[0]
+        nxt = runs[i + 1][0] if i + 1 < len(runs) else None
+        periods.append(
+            Fact(
+                subject=first.subject,
+                attribute=first.attribute,
+                value=first.value,
+                date=first.date,
+                source=first.source,
+                status=HISTORICAL if nxt else ACTIVE,
+                valid_from=first.date,
+                valid_to=nxt.date if nxt else None,
+                superseded_by=nxt.value if nxt else None,
+            )
+        )
+        if nxt is not None:
+            changes.append(
+                Notice(
+                    first.subject,
+                    first.attribute,
+                    first.value,
+                    first.date,
+                    first.source,
+                    nxt.value,
+                    nxt.date,
+                    nxt.source,
+                )
+            )
+    return _View(
+        ordered,
+        run_of,
+        periods,
+        changes,
+        [_day(s.date) for s in ordered],
+        [s.date for s in ordered],
+    )
+
+
+def _encode(event: dict[str, Any]) -> bytes:
+    # ensure_ascii=False keeps the log readable; backslashreplace turns a lone surrogate into
+    # a JSON \\uXXXX escape instead of failing the save.
+    text = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+    return (text + "\n").encode("utf-8", "backslashreplace")
+
+
+class FactTimeline:
+    """Dated facts per (subject, attribute), kept in ``<state_dir>/facts.jsonl``.
+
+    Views reflect the events read so far: call :meth:`refresh` to see what other processes
+    appended. :meth:`record` and the other writers refresh first, so a notice is always
+    computed against the latest state. Returned :class:`Fact` objects are copies.
+    """
+
+    def __init__(self, state_dir: Path | str) -> None:
+        self.state_dir = Path(state_dir)
+        self.path = self.state_dir / FACTS_FILE
+        self._lock = threading.RLock()
+        self._reset()
+
+    # -- loading ------------------------------------------------------------------------------
+
+    def _reset(self) -> None:
+        self._loaded = False
+        self._offset = 0  # bytes consumed
+        self._seen_size = -1
+        self._seen_mtime = -1
+        self._ident: tuple[int, int] | None = None
+        self._head = b""
+        self._lines = 0
+        self._seq = 0
+        self._damaged = 0
+        self._torn_warned: tuple[tuple[int, int] | None, int] | None = None
+        self._stmts: dict[str, list[_Stmt]] = {}
+        self._exact: set[tuple[str, str, str, str | None]] = set()
+        self._by_source: dict[str, set[str]] = {}
+        self._views: dict[str, _View] = {}
+        self._outdated: dict[str, tuple[str, str]] = {}
+        self._superseded: set[str] | None = None
+
+    @property
+    def damaged_lines(self) -> int:
+        """Lines of the log that could not be read and were skipped (since the last reload)."""
+        with self._lock:
+            self._ensure_loaded()
+            return self._damaged
+
+    def _ensure_loaded(self) -> None:
+        if not self._loaded:
+            self.refresh()
+
+    def refresh(self) -> int:
+        """Read what was appended since the last call; return the number of events applied.
+
+        Costs one ``stat`` when nothing changed. If the file shrank or was replaced (a
+        rebuild by another process), everything is reloaded from the start.
+        """
+        with self._lock:
+            return self._read(None)
+
+    def _read(self, notices: list[Notice] | None) -> int:
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            if self._stmts or self._outdated or self._offset:
+                self._reset()
+            self._loaded = True
+            return 0
+        except OSError as exc:
+            raise StoreError(f"cannot read {self.path}: {exc}") from exc
+        ident = (st.st_dev, st.st_ino)
+        if (
+            self._loaded
+            and ident == self._ident
+            and st.st_size == self._seen_size
+            and st.st_mtime_ns == self._seen_mtime
+        ):
+            return 0
+        try:
+            with open(self.path, "rb") as fh:
+                if self._loaded and (ident != self._ident or st.st_size < self._offset):
+                    self._reset()
+                elif self._head and fh.read(len(self._head)) != self._head:
+                    self._reset()  # same inode, different content: rewritten in place
+                fh.seek(self._offset)
+                data = fh.read()
+        except OSError as exc:
+            raise StoreError(f"cannot read {self.path}: {exc}") from exc
+        self._loaded = True
+        self._ident = ident
+        self._seen_size = st.st_size
+        self._seen_mtime = st.st_mtime_ns
+        if self._offset == 0:
+            self._head = data[:64]
+        return self._consume(data, notices)
+
+    def _consume(self, data: bytes, notices: list[Notice] | None) -> int:
+        """Apply complete lines of ``data``; keep an unterminated tail unless it parses."""
+        *complete, tail = data.split(b"\n")
+        applied = 0
+        bad: list[int] = []
+        for raw in complete:
+            self._lines += 1
+            line = raw.strip()
+            if not line:
+                continue
+            event = self._parse(line)
+            if event is None or not self._apply(event, notices):
+                bad.append(self._lines)
+            else:
+                applied += 1
+        consumed = len(data) - len(tail)
+        if tail.strip():
+            event = self._parse(tail.strip())
+            if event is not None and self._apply(event, notices):
+                applied += 1
+                consumed = len(data)
+                self._lines += 1
+            elif self._torn_warned != (self._ident, self._offset + consumed):
+                self._torn_warned = (self._ident, self._offset + consumed)
+                log.warning(
+                    "%s ends with an incomplete line at byte %d (a write in progress or an "
+                    "interrupted one); it is ignored until completed",
+                    self.path,
+                    self._offset + consumed,
+                )
+        self._offset += consumed
+        if bad:
+            self._damaged += len(bad)
+            log.warning(
+                "%s: skipped %d damaged line(s), first at line %d; the other facts are intact "
+                "('ihmt rebuild' rewrites the log from the memories)",
+                self.path,
+                len(bad),
+                bad[0],
+            )
+        return applied
+
+    @staticmethod
+    def _parse(line: bytes) -> dict[str, Any] | None:
+        try:
+            event = json.loads(line)
+        except ValueError:  # JSONDecodeError and UnicodeDecodeError
+            return None
+        return event if isinstance(event, dict) else None
+
+    def _apply(self, event: dict[str, Any], notices: list[Notice] | None) -> bool:
+        """Fold one event into memory; False when it is malformed."""
+        op = event.get("op")
+        if op == "fact":
+            stmt = self._stmt_from(event)
+            if stmt is None:
+                return False
+            self._add(stmt, notices)
+            return True
+        if op == "outdated":
+            old, new, when = event.get("old"), event.get("new"), event.get("date")
+            if not (isinstance(old, str) and old and isinstance(new, str) and new):
+                return False
+            self._outdated[old] = (new, when if isinstance(when, str) else "")
+            return True
+        if isinstance(op, str):
+            log.debug("ignoring unknown event op %r in %s", op, self.path)
+            return True
+        return False
+
+    def _stmt_from(self, event: dict[str, Any]) -> _Stmt | None:
+        subject, attribute = event.get("subject"), event.get("attribute")
+        value, when, source = event.get("value"), event.get("date"), event.get("source")
+        if not (isinstance(subject, str) and subject and isinstance(attribute, str) and attribute):
+            return None
+        if not (isinstance(value, str) and value.strip() and _valid_date(when)):
+            return None
+        if source is not None and not isinstance(source, str):
+            return None
+        assert isinstance(when, str)
+        return _Stmt(0, subject, attribute, value, when, source, _norm(value))
+
+    def _add(self, stmt: _Stmt, notices: list[Notice] | None) -> None:
+        key = f"{stmt.subject}::{stmt.attribute}"
+        exact = (key, stmt.value, stmt.date, stmt.source)
+        if exact in self._exact:
+            return  # the same statement twice (a re-ingest): nothing new
+        self._exact.add(exact)
+        before = None
+        if notices is not None and key in self._stmts:  # not while loading: views cost a sort
+            before = self._view(key).active_norm
+        self._seq += 1
+        self._stmts.setdefault(key, []).append(replace(stmt, seq=self._seq))
+        if stmt.source is not None:
+            self._by_source.setdefault(stmt.source, set()).add(key)
+        self._views.pop(key, None)
+        self._superseded = None
+        if notices is not None and before is not None:
+            view = self._view(key)
+            if view.active_norm != before:
+                notices.append(view.changes[-1])
+
+    def _view(self, key: str) -> _View:
+        view = self._views.get(key)
+        if view is None:
+            view = self._views[key] = _build_view(self._stmts[key])
+        return view
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def _append(self, lines: list[bytes]) -> None:
+        """Append whole lines with one write and an fsync; terminate a torn tail first."""
+        try:
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a+b") as fh:
+                end = fh.seek(0, os.SEEK_END)
+                prefix = b""
+                if end:
+                    fh.seek(end - 1)
+                    if fh.read(1) != b"\n":
+                        prefix = b"\n"  # a crash left half a line: don't glue ours to it
+                fh.write(prefix + b"".join(lines))
+                fh.flush()
+                os.fsync(fh.fileno())
+        except OSError as exc:
+            raise StoreError(
+                f"cannot append to {self.path}: {exc}. Check the folder's permissions and "
+                "free disk space."
+            ) from exc
+
+    @staticmethod
+    def _fact_event(fact: Fact) -> dict[str, Any]:
+        if not isinstance(fact, Fact):
+            raise InputError(f"record() needs a Fact, got {type(fact).__name__}")
+        for name in ("subject", "attribute", "value"):
+            val = getattr(fact, name)
+            if not isinstance(val, str) or not val.strip():
+                raise InputError(f"a fact needs a non-empty {name}, got {val!r}")
+        if "::" in fact.subject:
+            raise InputError(f"a fact's subject cannot contain '::' (got {fact.subject!r})")
+        if len(fact.value) > _MAX_VALUE:
+            raise InputError(
+                f"a fact value is limited to {_MAX_VALUE} characters (got {len(fact.value)}); "
+                "store long text as a memory and record a short value"
+            )
+        if fact.source is not None and (not isinstance(fact.source, str) or not fact.source):
+            raise InputError(f"a fact's source must be a leaf id or None, got {fact.source!r}")
+        when = _check_date(fact.date, f"the date of fact {fact.key}")
+        return {
+            "op": "fact",
+            "subject": fact.subject,
+            "attribute": fact.attribute,
+            "value": fact.value,
+            "date": when,
+            "source": fact.source,
+        }
+
+    def record(self, fact: Fact) -> Notice | None:
+        """Append a statement; return a notice when it changes the value that is current.
+
+        The same value said again later is a confirmation (no notice, same ACTIVE period).
+        A statement dated before the current one goes into the history: it can add a past
+        change to :meth:`conflicts` but does not change what is current, so no notice.
+        """
+        notices = self.record_many([fact])
+        return notices[0] if notices else None
+
+    def record_many(self, facts: Iterable[Fact]) -> list[Notice]:
+        """Like :meth:`record` for several facts, with a single write and fsync.
+
+        Returns the notices that recording them one by one would have returned, in order.
+        """
+        events = [self._fact_event(f) for f in facts]
+        with self._lock:
+            self._read(None)
+            lines: list[bytes] = []
+            batch: set[tuple[str, str, str, str | None]] = set()
+            for ev in events:
+                exact = (
+                    f"{ev['subject']}::{ev['attribute']}",
+                    ev["value"],
+                    ev["date"],
+                    ev["source"],
+                )
+                if exact in self._exact or exact in batch:
+                    continue
+                batch.add(exact)
+                lines.append(_encode(ev))
+            if not lines:
+                return []
+            self._append(lines)
+            notices: list[Notice] = []
+            self._read(notices)
+            return notices
+
+    def mark_outdated(self, old_id: str, new_id: str, date: str | None = None) -> None:
+        """Record that memory ``old_id`` was corrected by ``new_id`` (on ``date``, else today).
+
+        Survives :meth:`rebuild`: such a mark exists nowhere but in this log.
+        """
+        for name, val in (("old_id", old_id), ("new_id", new_id)):
+            if not isinstance(val, str) or not val.strip():
+                raise InputError(f"mark_outdated needs a memory id for {name}, got {val!r}")
+        if old_id == new_id:
+            raise InputError(f"memory {old_id} cannot be marked outdated by itself")
+        if date is None:
+            date = datetime.now(timezone.utc).date().isoformat()
+        when = _check_date(date, "mark_outdated date")
+        event = {"op": "outdated", "old": old_id, "new": new_id, "date": when}
+        with self._lock:
+            self._read(None)
+            self._append([_encode(event)])
+            self._read(None)
+
+    def rebuild(self, facts: Iterable[Fact]) -> int:
+        """Replace the leaf-derived facts with ``facts``; return how many facts the log holds.
+
+        Kept from the current log: facts without a source (recorded programmatically, they
+        exist nowhere else) and outdated marks. The log is rewritten atomically (temporary
+        file, fsync, rename), so a crash leaves either the old log or the new one.
+        """
+        events = [self._fact_event(f) for f in facts]
+        with self._lock:
+            self._read(None)
+            manual = sorted(
+                (s for stmts in self._stmts.values() for s in stmts if s.source is None),
+                key=lambda s: s.seq,
+            )
+            kept = [
+                {
+                    "op": "fact",
+                    "subject": s.subject,
+                    "attribute": s.attribute,
+                    "value": s.value,
+                    "date": s.date,
+                    "source": None,
+                }
+                for s in manual
+            ]
+            marks = [
+                {"op": "outdated", "old": old, "new": new, "date": when}
+                for old, (new, when) in self._outdated.items()
+            ]
+            self._rewrite(marks + kept + events)
+            self._reset()
+            self._read(None)
+            return sum(len(v) for v in self._stmts.values())
+
+    def clear(self, *, everything: bool = False) -> None:
+        """Drop the leaf-derived facts (``rebuild([])``), or with ``everything`` the whole log."""
+        if not everything:
+            self.rebuild([])
+            return
+        with self._lock:
+            self._rewrite([])
+            self._reset()
+            self._read(None)
+
+    def _rewrite(self, events: list[dict[str, Any]]) -> None:
+        seen: set[bytes] = set()
+        payload: list[bytes] = []
+        for ev in events:
+            line = _encode(ev)
+            if line not in seen:
+                seen.add(line)
+                payload.append(line)
+        tmp = self.path.with_name(f"{FACTS_FILE}.tmp-{os.getpid()}")
+        try:
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            with open(tmp, "wb") as fh:
+                fh.write(b"".join(payload))
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise StoreError(
+                f"cannot rewrite {self.path}: {exc}. Check the folder's permissions and free "
+                "disk space; the previous log is untouched."
+            ) from exc
+        try:  # make the rename itself durable (POSIX); not possible on every platform
+            fd = os.open(self.state_dir, os.O_RDONLY)
+        except OSError:
+            return
+        try:
+            os.fsync(fd)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+    # -- views ----------------------------------------------------------------------------------
+
+    def _keys(self, subject: str | None) -> list[str]:
+        keys = sorted(self._stmts)
+        if subject is None:
+            return keys
+        return [k for k in keys if self._stmts[k][0].subject == subject]
+
+    def timeline(self, subject: str, attribute: str) -> list[Fact]:
+        """One entry per period of an unchanged value, oldest first; the last is ACTIVE.
+
+        A HISTORICAL entry carries ``superseded_by`` (the next value), ``valid_from`` (its
+        first statement) and ``valid_to`` (when the next value was first stated).
+        Confirmations are folded into their period.
+        """
+        with self._lock:
+            self._ensure_loaded()
+            key = f"{subject}::{attribute}"
+            if key not in self._stmts:
+                return []
+            return [replace(p) for p in self._view(key).periods]
+
+    def active_state(self) -> dict[str, Fact]:
+        """The current value of every subject::attribute."""
+        with self._lock:
+            self._ensure_loaded()
+            return {k: replace(self._view(k).periods[-1]) for k in sorted(self._stmts)}
+
+    def state_at(self, date: str) -> dict[str, Fact]:
+        """What was true on ``date``: per key, the period of the latest statement up to then.
+
+        A plain day includes the whole day. The entries keep today's status, so a value
+        that has since changed says so (HISTORICAL, ``superseded_by``).
+        """
+        when = _check_date(date, "state_at date")
+        plain_day = len(when) == 10
+        out: dict[str, Fact] = {}
+        with self._lock:
+            self._ensure_loaded()
+            for key in sorted(self._stmts):
+                view = self._view(key)
+                i = bisect_right(view.days if plain_day else view.dates, when) - 1
+                if i >= 0:
+                    out[key] = replace(view.periods[view.run_of[i]])
+        return out
+
+    def conflicts(self, subject: str | None = None) -> list[Notice]:
+        """Every genuine change of a value (not confirmations), oldest change first."""
+        with self._lock:
+            self._ensure_loaded()
+            found = [c for k in self._keys(subject) for c in self._view(k).changes]
+        return sorted(found, key=lambda c: (c.new_date, c.key))
+
+    def facts(self, subject: str | None = None) -> list[Fact]:
+        """Every recorded statement, confirmations included, by key then date.
+
+        Each carries the status of its period: statements of the current value are ACTIVE,
+        earlier ones HISTORICAL with their period's ``valid_from``/``valid_to`` and
+        ``superseded_by``. Use :meth:`timeline` for one entry per period.
+        """
+        out: list[Fact] = []
+        with self._lock:
+            self._ensure_loaded()
+            for key in self._keys(subject):
+                view = self._view(key)
+                for s, r in zip(view.ordered, view.run_of, strict=True):
+                    p = view.periods[r]
+                    out.append(replace(p, value=s.value, date=s.date, source=s.source))
+        return out
+
+    def _misleading(self, key: str) -> list[tuple[_Stmt, int]]:
+        """Statements of superseded periods whose value is not the current one again."""
+        view = self._view(key)
+        last = len(view.periods) - 1
+        return [
+            (s, r)
+            for s, r in zip(view.ordered, view.run_of, strict=True)
+            if r < last and s.norm != view.active_norm
+        ]
+
+    def notices_for_leaf(self, leaf_id: str) -> list[str]:
+        """Why a memory can no longer be read as current: the change that superseded it, and
+        the latest change if the value moved on again. Empty when nothing it says is outdated.
+
+        A memory whose old value has become current again gets no notice: read as current,
+        it is right. Manual marks are separate: see :meth:`outdated_by`.
+        """
+        out: list[str] = []
+        with self._lock:
+            self._ensure_loaded()
+            for key in sorted(self._by_source.get(leaf_id, ())):
+                view = self._view(key)
+                for s, r in self._misleading(key):
+                    if s.source != leaf_id:
+                        continue
+                    for notice in (view.changes[r], view.changes[-1]):
+                        if notice.text not in out:
+                            out.append(notice.text)
+        return out
+
+    def superseded_sources(self) -> set[str]:
+        """Ids of memories stating a value that has since changed (see notices_for_leaf)."""
+        with self._lock:
+            self._ensure_loaded()
+            if self._superseded is None:
+                found: set[str] = set()
+                for key, stmts in self._stmts.items():
+                    if len(stmts) > 1:
+                        found.update(s.source for s, _ in self._misleading(key) if s.source)
+                self._superseded = found
+            return set(self._superseded)
+
+    def outdated_by(self, leaf_id: str) -> str | None:
+        """The memory that corrected ``leaf_id`` via :meth:`mark_outdated` (latest mark wins)."""
+        with self._lock:
+            self._ensure_loaded()
+            mark = self._outdated.get(leaf_id)
+            return mark[0] if mark else None
+
+    def outdated_map(self) -> dict[str, str]:
+        """Every manual mark as {old id: new id}, for annotating many hits at once."""
+        with self._lock:
+            self._ensure_loaded()
+            return {old: new for old, (new, _) in self._outdated.items()}

@@ -108,6 +108,12 @@ class Memory:
         else:
             store = Store.open(spath)
         mem = cls(store)
+        if store.interrupted():
+            try:
+                with mem._writing("open"):
+                    pass
+            except StoreError as exc:
+                log.warning("could not finish an interrupted write yet: %s", exc)
         mem._ensure_root()
         return mem
 
@@ -144,6 +150,27 @@ class Memory:
             self._repair(str(exc))
             return self.store.root()
 
+    @contextmanager
+    def _writing(self, what: str) -> Iterator[None]:
+        """Hold the write lock, finish any write a crashed process left half done, and
+        mark this one as under way until it completes."""
+        with self._mutex, self.store.lock.hold():
+            self._recover_interrupted()
+            self.store.begin_write(what)
+            yield
+            self.store.end_write()
+
+    def _recover_interrupted(self) -> None:
+        """Called with the lock held: a leftover intent means a writer died mid-write."""
+        if not self.store.interrupted():
+            return
+        msg = "a previous write was interrupted; the tree was rebuilt from the leaves"
+        log.warning(msg)
+        self.store.problems.append(msg)
+        self.store.clear_cache()
+        self._rebuild_locked()
+        self.store.end_write()
+
     def _repair(self, reason: str) -> None:
         """Rebuild the derived files, unless another process repaired them meanwhile."""
         with self.store.lock.hold():
@@ -158,7 +185,7 @@ class Memory:
             msg = f"{reason}; derived files rebuilt from the leaves"
             log.warning(msg)
             self.store.problems.append(msg)
-            _rebuild(self.store, self.consolidator, force_close=True)
+            self._rebuild_locked()
 
     # ------------------------------------------------------------------ writing
     def save(self, content: str, *, date: str | None = None, domain: str | None = None,
@@ -279,7 +306,7 @@ class Memory:
                     self._bulk_commit(reopen=True)
                 return
             self.store.check_writable()
-            with self.store.lock.hold():
+            with self._writing("save"):
                 root = self._ensure_root()
                 root = _copy_root(root)
                 self._add_leaves(root, prepared, report, durable=True)
@@ -353,9 +380,14 @@ class Memory:
 
     def _bulk_begin(self) -> None:
         self.store.check_writable()
-        self.store.lock._thread.acquire()
-        self.store.lock._file.acquire(timeout=self.store.lock.timeout)
-        self._bulk_root = _copy_root(self._ensure_root())
+        self.store.lock.acquire()
+        try:
+            self._recover_interrupted()
+            self.store.begin_write("bulk")
+            self._bulk_root = _copy_root(self._ensure_root())
+        except BaseException:
+            self.store.lock.release()
+            raise
         self._bulk_catalog = []
         self._bulk_since = time.monotonic()
 
@@ -370,16 +402,16 @@ class Memory:
             self.store.catalog_append(self._bulk_catalog)
             self._bulk_catalog = []
             self.store.write_root(root)
+            self.store.end_write()
         finally:
-            self.store.lock._file.release()
-            self.store.lock._thread.release()
+            self.store.lock.release()
             self._bulk_root = None
         if reopen:
             self._bulk_begin()
 
     def consolidate(self, force: bool = False) -> list[str]:
         """Run due Summarization Events; ``force`` also closes partial groups (flush)."""
-        with self._mutex, self.store.lock.hold():
+        with self._writing("consolidate"):
             root = _copy_root(self._ensure_root())
             created = self.consolidator.run(root, force=force)
             if created:
@@ -392,6 +424,13 @@ class Memory:
 
     def rebuild(self) -> dict[str, Any]:
         """Recreate catalog, branches, trunk and the fact timeline from the leaves."""
+        with self._mutex, self.store.lock.hold():
+            self.store.begin_write("rebuild")
+            rep = self._rebuild_locked()
+            self.store.end_write()
+        return rep
+
+    def _rebuild_locked(self) -> dict[str, Any]:
         facts: list[Fact] = []
         marks: list[tuple[str, str, str]] = []
 
@@ -402,14 +441,13 @@ class Memory:
             if isinstance(newer, str):
                 marks.append((leaf.id, newer, (leaf.date or leaf.saved_at or "")[:10]))
 
-        with self._mutex, self.store.lock.hold():
-            rep = _rebuild(self.store, self.consolidator, force_close=True, on_leaf=collect)
-            facts.sort(key=lambda f: (f.date, f.source or ""))
-            rep["facts"] = self.timeline.rebuild(facts)
-            known = self.timeline.outdated_map()
-            for old, new, when in marks:
-                if known.get(old) != new:
-                    self.timeline.mark_outdated(old, new, when or None)
+        rep = _rebuild(self.store, self.consolidator, force_close=True, on_leaf=collect)
+        facts.sort(key=lambda f: (f.date, f.source or ""))
+        rep["facts"] = self.timeline.rebuild(facts)
+        known = self.timeline.outdated_map()
+        for old, new, when in marks:
+            if known.get(old) != new:
+                self.timeline.mark_outdated(old, new, when or None)
         return rep
 
     # ------------------------------------------------------------------ reading
@@ -602,7 +640,7 @@ class Memory:
             raise InputError("a memory cannot replace itself")
         old = self.store.read_leaf(old_id)
         new = self.store.read_leaf(new_id)
-        with self._mutex, self.store.lock.hold():
+        with self._writing("mark_outdated"):
             self.timeline.mark_outdated(old_id, new_id, (new.date or utcnow())[:10])
             old = self.store.read_leaf(old_id)
             if old.extra.get("superseded_by") != new_id:
@@ -616,7 +654,7 @@ class Memory:
         """Record a fact directly (the reliable path); returns a contradiction notice."""
         fact = Fact(subject=subject, attribute=attribute, value=value,
                     date=_parse_date(date), source=source)
-        with self._mutex, self.store.lock.hold():
+        with self._writing("record_fact"):
             notice = self.timeline.record(fact)
         return str(notice) if notice else None
 

@@ -26,17 +26,30 @@ class WriteLock:
         self._file = FileLock(str(path), thread_local=False)
         self._thread = threading.RLock()
 
+    def acquire(self) -> None:
+        self._thread.acquire()
+        try:
+            self._file.acquire(timeout=self.timeout)
+        except Timeout as exc:
+            self._thread.release()
+            raise StoreError(
+                f"another process has held the store's write lock ({self.path}) for more "
+                f"than {self.timeout:.0f} s; if no IHMT process is running, delete that file"
+            ) from exc
+        except BaseException:
+            self._thread.release()
+            raise
+
+    def release(self) -> None:
+        try:
+            self._file.release()
+        finally:
+            self._thread.release()
+
     @contextmanager
     def hold(self) -> Iterator[None]:
-        with self._thread:
-            try:
-                self._file.acquire(timeout=self.timeout)
-            except Timeout as exc:
-                raise StoreError(
-                    f"another process has held the store's write lock ({self.path}) for more "
-                    f"than {self.timeout:.0f} s; if no IHMT process is running, delete that file"
-                ) from exc
-            try:
-                yield
-            finally:
-                self._file.release()
+        self.acquire()
+        try:
+            yield
+        finally:
+            self.release()

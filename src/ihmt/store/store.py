@@ -233,6 +233,26 @@ class Store:
         files.write_json(self.root_path, data)
         self._root, self._root_sig = data, self._stat_sig()
 
+    # ------------------------------------------------------------------ write intent
+    @property
+    def intent_path(self) -> Path:
+        return self.state_dir / "intent.json"
+
+    def begin_write(self, what: str) -> None:
+        """Record, durably, that a write is under way. Called with the lock held; if the
+        writer dies, the next writer (or the next open) finds this file and repairs."""
+        files.write_json(self.intent_path, {"pid": os.getpid(), "at": utcnow(), "what": what},
+                         durable=True)
+
+    def end_write(self) -> None:
+        try:
+            os.unlink(self.intent_path)
+        except FileNotFoundError:
+            pass
+
+    def interrupted(self) -> bool:
+        return self.intent_path.exists()
+
     # ------------------------------------------------------------------ leaves
     def write_leaf(self, leaf: Leaf, *, durable: bool = True) -> Path:
         path = self.leaf_path(leaf.id, leaf.domain)

@@ -406,46 +406,78 @@ def _bare(ch: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
 
 
-def _mapped(text: str) -> tuple[str, list[int] | None]:
-    """Accent-stripped copy of ``text`` and, if lengths differ, its index map to the original.
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 
-    Usually every accented letter becomes one plain letter, so a C-speed ``translate``
-    suffices and positions carry over unchanged; only ligatures or decomposed accents (which
-    change the length) need an index map, built a run of plain characters at a time.
+
+class _Offsets:
+    """Maps a position in the accent-stripped text back to the original text.
+
+    Stripping changes the length only at ligatures ("ﬁ" -> "fi") and decomposed accents
+    (a combining mark disappears), so only the points where the shift changes are stored.
+    """
+
+    def __init__(self) -> None:
+        self.at: list[int] = [0]  # folded positions where the shift changes
+        self.shift: list[int] = [0]  # original = folded + shift, from that position on
+
+    def note(self, folded_pos: int, shift: int) -> None:
+        if self.at[-1] == folded_pos:
+            self.shift[-1] = shift
+        else:
+            self.at.append(folded_pos)
+            self.shift.append(shift)
+
+    def __call__(self, pos: int) -> int:
+        return pos + self.shift[bisect_right(self.at, pos) - 1]
+
+
+def _mapped(text: str) -> tuple[str, _Offsets | None]:
+    """Accent-stripped copy of ``text`` (case kept) and, if lengths differ, its offset map.
+
+    Only the non-ASCII runs are looked at, so plain English text costs one ``isascii``.
     """
     if text.isascii():
         return text, None
-    table = {ord(c): _bare(c) for c in set(text) if not c.isascii()}
-    if all(len(v) == 1 for v in table.values()):
-        return text.translate(table), None
-    index: list[int] = []
-    done = 0
-    odd = "".join(re.escape(chr(c)) for c, v in table.items() if len(v) != 1)
-    for m in re.finditer(f"[{odd}]", text):
-        index.extend(range(done, m.start()))
-        index.extend([m.start()] * len(table[ord(m.group())]))
+    pieces: list[str] = []
+    offsets = _Offsets()
+    done = 0  # original position copied so far
+    flen = 0  # folded length so far
+    changed = False
+    for m in _NON_ASCII.finditer(text):
+        pieces.append(text[done : m.start()])
+        flen += m.start() - done
+        for i, ch in enumerate(m.group(), m.start()):
+            bare = _bare(ch)
+            pieces.append(bare)
+            if len(bare) != 1:
+                changed = True
+                for k in range(1, len(bare)):  # every extra character still points at ch
+                    offsets.note(flen + k, i - flen - k)
+                flen += len(bare)
+                offsets.note(flen, i + 1 - flen)
+            else:
+                flen += 1
         done = m.end()
-    index.extend(range(done, len(text) + 1))  # the last entry maps the end of the text
-    return text.translate(table), index
+    pieces.append(text[done:])
+    folded = "".join(pieces)
+    return folded, (offsets if changed else None)
 
 
-def _orig(index: list[int] | None, pos: int) -> int:
-    return pos if index is None else index[pos]
+def _orig(offsets: _Offsets | None, pos: int) -> int:
+    return pos if offsets is None else offsets(pos)
 
 
-def _segments(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each sentence: lines, split after . ! ? ; unless an abbreviation."""
+def _line_segments(text: str, ls: int, le: int) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of one line: split after . ! ? ; unless an abbreviation."""
     segs: list[tuple[int, int]] = []
-    for line in re.finditer(r"[^\n]+", text):
-        ls, le = line.span()
-        start = ls
-        for m in _SENT_END.finditer(text, ls, le):
-            if not _ends_sentence(text, m, le):
-                continue
-            segs.append((start, m.end()))
-            start = m.end()
-        if start < le:
-            segs.append((start, le))
+    start = ls
+    for m in _SENT_END.finditer(text, ls, le):
+        if not _ends_sentence(text, m, le):
+            continue
+        segs.append((start, m.end()))
+        start = m.end()
+    if start < le:
+        segs.append((start, le))
     return segs
 
 
@@ -798,25 +830,32 @@ def extract_facts(
     if not text.strip():
         return []
 
-    folded, index = _mapped(text)
-    segs: list[tuple[int, int]] | None = None
-    starts: list[int] = []
+    folded, offsets = _mapped(text)
+    line_segs: dict[int, list[tuple[int, int]]] = {}  # line start -> its sentences
     seen: set[tuple[str, str, str]] = set()
     found: list[tuple[int, Fact]] = []
 
-    def segment_of(pos: int) -> tuple[int, int]:
-        nonlocal segs, starts
+    def line_of(pos: int) -> tuple[int, int]:
+        start = folded.rfind("\n", 0, pos) + 1
+        end = folded.find("\n", pos)
+        return start, len(folded) if end < 0 else end
+
+    def sentences(line: tuple[int, int]) -> list[tuple[int, int]]:
+        segs = line_segs.get(line[0])
         if segs is None:
-            segs = _segments(folded)
-            starts = [s for s, _ in segs]
-        i = bisect_right(starts, pos) - 1
+            segs = line_segs[line[0]] = _line_segments(folded, *line)
+        return segs
+
+    def segment_of(pos: int) -> tuple[int, int]:
+        segs = sentences(line_of(pos))
+        i = bisect_right([s for s, _ in segs], pos) - 1
         return segs[i] if i >= 0 and pos < segs[i][1] else (pos, pos)
 
     def original(start: int, end: int) -> str:
         if end <= start:
             return ""
         # up to where the next folded character starts: keeps a decomposed accent at the end
-        return text[_orig(index, start) : _orig(index, end)]
+        return text[_orig(offsets, start) : _orig(offsets, end)]
 
     def emit(rule: _Rule, m: re.Match[str], seg: tuple[int, int], offset: int) -> None:
         vstart, vend = m.span(rule.value_group)
@@ -864,15 +903,14 @@ def extract_facts(
     with _custom_lock:
         custom = tuple(_custom)
     if custom:
-        if segs is None:
-            segment_of(0)
-        for seg in segs or []:
-            piece = folded[seg[0] : seg[1]]
-            for rule in custom:
-                for m in rule.pattern.finditer(piece):
-                    if m.start(rule.value_group) < 0:
-                        continue
-                    emit(rule, m, seg, seg[0])
+        for line in re.finditer(r"[^\n]+", folded):
+            for seg in sentences(line.span()):
+                piece = folded[seg[0] : seg[1]]
+                for rule in custom:
+                    for m in rule.pattern.finditer(piece):
+                        if m.start(rule.value_group) < 0:
+                            continue
+                        emit(rule, m, seg, seg[0])
 
     found.sort(key=lambda item: item[0])
     return [fact for _, fact in found]

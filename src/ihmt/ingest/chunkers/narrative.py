@@ -12,6 +12,7 @@ is flagged oversized.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ihmt.ingest.chunkers.generic import (
     Unit,
@@ -35,9 +36,7 @@ _NUMBER_WORDS = (
     "|septimo|octavo|noveno|decimo|ultimo|final"
 )
 # A scene break: one symbol repeated three or more times, optionally spaced.
-_SEPARATOR = re.compile(
-    r"^[ \t]*([*\-_~=#•·])(?:[ \t]*\1){2,}[ \t]*\r?\n?$|^[ \t]*⁂[ \t]*\r?\n?$"
-)
+_SEPARATOR = re.compile(r"^[ \t]*([*\-_~=#•·])(?:[ \t]*\1){2,}[ \t]*\r?\n?$|^[ \t]*⁂[ \t]*\r?\n?$")
 # A chapter heading (matched on folded text): "Chapter 3", "CHAPTER IV", "Capítulo uno:",
 # "Chapter" alone, "Prologue", or any markdown heading.
 _HEADING = re.compile(
@@ -131,24 +130,32 @@ def chunk_narrative(text: str, *, target_tokens: int = 2000, max_tokens: int = 3
     segments.append((seg_start, len(lines), heading))
 
     # 2. Units: paragraphs; a heading glued to what follows; a scene break closes the scene.
+    #    A paragraph cut into sentences gets a group of its own, so that no chunk holds part
+    #    of it together with other paragraphs.
     units: list[Unit] = []
-    for group, (lo, hi, name) in enumerate(segments):
+    group = 0
+    for lo, hi, name in segments:
+        group += 1
         kind = "section" if name else "paragraph"
-        seg_units: list[Unit] = []
         for start, end in _paragraphs(text, lines[lo:hi]):
-            first_line = text[start:end].lstrip("\r\n\t ")
-            first_line = first_line.split("\n", 1)[0]
-            if seg_units and _SEPARATOR.match(first_line) and not seg_units[-1].glue:
-                last = seg_units[-1]
-                seg_units[-1] = Unit(last.start, end, group, last.glue, kind, name)
+            first_line = text[start:end].lstrip("\r\n\t ").split("\n", 1)[0]
+            is_break = _SEPARATOR.match(first_line) is not None
+            if is_break and units and units[-1].group == group and not units[-1].glue:
+                units[-1] = replace(units[-1], end=end)
                 continue
-            glue = _is_heading(first_line) or bool(_SEPARATOR.match(first_line))
-            if count_tokens(text[start:end]) > max_tokens and not glue:
-                for s, e in sentence_spans(text, start, end):
-                    seg_units.append(Unit(s, e, group, False, kind, name))
-            else:
-                seg_units.append(Unit(start, end, group, glue, kind, name))
-        units.extend(seg_units)
+            glue = is_break or _is_heading(first_line)
+            if glue or count_tokens(text[start:end]) <= max_tokens:
+                units.append(Unit(start, end, group, glue, kind, name))
+                continue
+            group += 1
+            k = len(units)
+            while k > 0 and units[k - 1].glue:  # a heading still opens the split paragraph
+                k -= 1
+                units[k] = replace(units[k], group=group)
+            units.extend(
+                Unit(a, b, group, False, kind, name) for a, b in sentence_spans(text, start, end)
+            )
+            group += 1
     return build_chunks(text, pack(text, units, target_tokens), max_tokens)
 
 

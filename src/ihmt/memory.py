@@ -345,11 +345,7 @@ class Memory:
                 "path": f"layer_0/{leaf.domain}/{leaf.id}.txt", "domain": leaf.domain,
                 "date": leaf.date, "saved_at": leaf.saved_at, "source": leaf.source,
             })
-        self.consolidator.durable = durable
-        try:
-            report.events += len(self.consolidator.run(root))
-        finally:
-            self.consolidator.durable = True
+        report.events += len(self.consolidator.run(root))
         if self._bulk_depth:
             self._bulk_catalog.extend(buf)
         else:
@@ -645,7 +641,7 @@ class Memory:
             old = self.store.read_leaf(old_id)
             if old.extra.get("superseded_by") != new_id:
                 old.extra["superseded_by"] = new_id
-                self.store.write_leaf(old)
+                self.store.write_leaf(old, new=False)
         return {"old": old_id, "new": new_id, "old_excerpt": clip(old.text, 100),
                 "new_excerpt": clip(new.text, 100)}
 

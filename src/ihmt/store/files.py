@@ -50,11 +50,14 @@ def ensure_dir(path: Path) -> Path:
     return path
 
 
-def atomic_write(path: Path, data: str | bytes, *, durable: bool = False) -> None:
+def atomic_write(path: Path, data: str | bytes, *, durable: bool = False,
+                 sync_dir: bool | None = None) -> None:
     """Write ``data`` to ``path`` so that readers see the old or the new file, never half.
 
     ``durable`` adds fsync of the file and its folder: used for leaves (the source of
-    truth), skipped for derived files, which can always be rebuilt.
+    truth), skipped for derived files, which can always be rebuilt. ``sync_dir=False``
+    syncs the data but not the folder: for rewriting a file that already exists, where
+    losing the rename in a power cut just leaves the previous complete version.
     """
     payload = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     tmp = path.parent / f".{path.name}.{os.getpid()}.{threading.get_ident()}.part"
@@ -77,7 +80,7 @@ def atomic_write(path: Path, data: str | bytes, *, durable: bool = False) -> Non
         except OSError:
             pass
         raise
-    if durable:
+    if durable and (sync_dir is None or sync_dir):
         fsync_dir(path.parent)
 
 

@@ -236,27 +236,43 @@ class Store:
     # ------------------------------------------------------------------ write intent
     @property
     def intent_path(self) -> Path:
-        return self.state_dir / "intent.json"
+        return self.state_dir / "intent.log"
 
     def begin_write(self, what: str) -> None:
-        """Record, durably, that a write is under way. Called with the lock held; if the
-        writer dies, the next writer (or the next open) finds this file and repairs."""
-        files.write_json(self.intent_path, {"pid": os.getpid(), "at": utcnow(), "what": what},
-                         durable=True)
+        """Record, durably, that a write is under way. Called with the lock held.
+
+        One appended line and one fsync of an existing file (no new directory entry to
+        sync). If the writer dies, the next writer (or the next open) sees a 'B' line with
+        no 'E' after it and repairs the store.
+        """
+        files.append_line(self.intent_path, f"B {os.getpid()} {what} {utcnow()}", durable=True)
 
     def end_write(self) -> None:
+        path = self.intent_path
+        files.append_line(path, "E")
         try:
-            os.unlink(self.intent_path)
-        except FileNotFoundError:
+            if path.stat().st_size > 65536:
+                os.truncate(path, 0)
+        except OSError:
             pass
 
     def interrupted(self) -> bool:
-        return self.intent_path.exists()
+        try:
+            with open(self.intent_path, "rb") as fh:
+                fh.seek(0, os.SEEK_END)
+                size = fh.tell()
+                fh.seek(max(0, size - 256))
+                tail = fh.read().decode("utf-8", "replace").strip().splitlines()
+        except OSError:
+            return False
+        return bool(tail) and tail[-1].startswith("B ")
 
     # ------------------------------------------------------------------ leaves
-    def write_leaf(self, leaf: Leaf, *, durable: bool = True) -> Path:
+    def write_leaf(self, leaf: Leaf, *, durable: bool = True, new: bool = True) -> Path:
+        """Write a leaf; ``new=False`` (a header update of an existing leaf) syncs the data
+        but not the folder entry."""
         path = self.leaf_path(leaf.id, leaf.domain)
-        files.atomic_write(path, format_leaf(leaf), durable=durable)
+        files.atomic_write(path, format_leaf(leaf), durable=durable, sync_dir=new)
         return path
 
     def read_leaf(self, leaf_id: str, domain: str | None = None) -> Leaf:

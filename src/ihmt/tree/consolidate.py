@@ -92,7 +92,6 @@ class Consolidator:
         self.pending: dict[str, Leaf] = {}
         # Leaves already in memory (during a rebuild), to avoid re-reading them.
         self.known: dict[str, Leaf] = {}
-        self.durable = True
 
     # ------------------------------------------------------------------ events
     def run(self, root: dict[str, Any], *, force: bool = False) -> list[str]:
@@ -148,20 +147,22 @@ class Consolidator:
 
     def _stamp_leaf(self, leaf_id: str, domain: str, parent: str) -> None:
         leaf = self.pending.pop(leaf_id, None)
-        if leaf is None:
-            leaf = self.known.get(leaf_id)
-            if leaf is not None and leaf.parent == parent:
-                return
+        if leaf is not None:
+            # Bulk mode: not on disk yet; synced with its batch when the bulk commits.
+            leaf.parent = parent
+            self.store.write_leaf(leaf, durable=False)
+            return
+        leaf = self.known.get(leaf_id)
         if leaf is None:
             try:
                 leaf = self.store.read_leaf(leaf_id, domain)
             except Exception as exc:  # noqa: BLE001 - a missing/damaged leaf must not stop the tree
                 log.warning("could not stamp %s with its parent: %s", leaf_id, exc)
                 return
-            if leaf.parent == parent:
-                return
+        if leaf.parent == parent:
+            return
         leaf.parent = parent
-        self.store.write_leaf(leaf, durable=self.durable)
+        self.store.write_leaf(leaf, durable=True, new=False)
 
     def build_branch(
         self, members: list[dict[str, Any]], domain: str, layer: int

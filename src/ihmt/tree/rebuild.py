@@ -71,7 +71,7 @@ def rebuild(store: Store, consolidator: Consolidator, *, force_close: bool = Tru
             lf = consolidator.known.get(entry["id"])
             if lf is not None and lf.parent is not None:
                 lf.parent = None
-                store.write_leaf(lf)
+                store.write_leaf(lf, new=False)
     consolidator.known = {}
     text = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in catalog)
     files.atomic_write(store.catalog_path, text)

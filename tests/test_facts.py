@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import logging
+import multiprocessing
 import tempfile
+import unicodedata
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -231,6 +233,14 @@ def test_clean_values(text: str, expected: tuple[str, str]) -> None:
     assert values(text) == [expected]
 
 
+def test_decomposed_accents_and_ligatures_keep_the_value_intact() -> None:
+    text = unicodedata.normalize("NFD", "Me he mudado a San Sebastián. Trabajo en Telefónica.")
+    got = [unicodedata.normalize("NFC", f.value) for f in extract_facts(text, "2026-02-03")]
+    assert got == ["San Sebastián", "Telefónica"]
+    text = "ﬁnally I work at Jose\u0301 Ltd."  # a ligature, then a decomposed é
+    assert [f.value for f in extract_facts(text, "2026-02-03")] == ["Jose\u0301 Ltd"]
+
+
 def test_two_statements_on_one_line() -> None:
     assert values("I live in Madrid and work at Acme") == [
         ("location", "Madrid"),
@@ -376,6 +386,35 @@ def test_two_instances_on_one_folder(tmp_path: Path) -> None:
     assert b.active_state()["user::employer"].value == "Acme"
 
 
+def _append_facts(state_dir: str, lock_path: str, worker: int, n: int) -> None:
+    from filelock import FileLock
+
+    tl = FactTimeline(Path(state_dir))
+    for i in range(n):
+        with FileLock(lock_path):  # what the store's write lock does for real callers
+            tl.record(Fact("user", f"w{worker}", f"v{i}", f"2024-01-{i + 1:02d}", f"m{i}"))
+
+
+def test_two_processes_appending_lose_nothing(tmp_path: Path) -> None:
+    ctx = multiprocessing.get_context(
+        "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    )
+    args = (str(tmp_path / "state"), str(tmp_path / "lock"))
+    procs = [ctx.Process(target=_append_facts, args=(*args, w, 20)) for w in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    tl = FactTimeline(tmp_path / "state")
+    assert len(tl.facts()) == 40
+    assert tl.damaged_lines == 0
+    assert {k: f.value for k, f in tl.active_state().items()} == {
+        "user::w0": "v19",
+        "user::w1": "v19",
+    }
+
+
 def test_garbage_lines_are_skipped_and_counted(
     tl: FactTimeline, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -432,6 +471,14 @@ def test_a_completed_tail_becomes_visible(tl: FactTimeline) -> None:
     tl.refresh()
     assert [f.value for f in tl.facts()] == ["Madrid"]
     assert tl.damaged_lines == 0
+
+
+def test_the_state_folder_is_created_on_first_write(tmp_path: Path) -> None:
+    tl = FactTimeline(tmp_path / "deep" / "state")
+    tl.record(loc("Madrid", "2024-03-11"))
+    assert (tmp_path / "deep" / "state" / "facts.jsonl").is_file()
+    with pytest.raises(InputError):
+        tl.state_at("last year")
 
 
 def test_missing_or_empty_log_is_an_empty_timeline(tl: FactTimeline) -> None:

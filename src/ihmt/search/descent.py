@@ -61,7 +61,7 @@ def descend(store: Store, terms: list[str], k: int, *, max_files: int = 400) -> 
     q = list(dict.fromkeys(terms))
     if n == 0 or not q or k <= 0:
         return out
-    avgdl = max(1.0, int(root["total_len"]) / n)
+    avgdl = int(root["total_len"]) / n or 1.0
 
     # Document frequencies: the sum over the trunk's nodes (each branch knows its subtree).
     tops = root["top"]

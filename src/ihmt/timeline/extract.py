@@ -330,7 +330,8 @@ def _trigger_index(rules: tuple[_Rule, ...]) -> dict[str, frozenset[int]]:
 _TRIGGER_RULES = _trigger_index(_BUILTIN)
 
 _custom_lock = threading.Lock()
-# The extension registry the brief asks for: process-wide on purpose, like a codec registry.
+# Patterns added with add_pattern: process-wide on purpose, like a codec registry, because
+# they are configuration that every Memory in the process should honour.
 _custom: list[_Rule] = []
 
 
@@ -832,7 +833,7 @@ def extract_facts(
 
     folded, offsets = _mapped(text)
     line_segs: dict[int, list[tuple[int, int]]] = {}  # line start -> its sentences
-    seen: set[tuple[str, str, str]] = set()
+    seen: set[tuple[str, str]] = set()
     found: list[tuple[int, Fact]] = []
 
     def line_of(pos: int) -> tuple[int, int]:
@@ -886,7 +887,7 @@ def extract_facts(
             return
         attribute, value = cleaned
         subject = rule.subject
-        marker = (f"{subject}::{attribute}", fold(value), "")
+        marker = (f"{subject}::{attribute}", fold(value))
         if marker in seen:
             return
         seen.add(marker)

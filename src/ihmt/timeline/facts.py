@@ -268,22 +268,26 @@ class FactTimeline:
             return 0
         except OSError as exc:
             raise StoreError(f"cannot read {self.path}: {exc}") from exc
-        ident = (st.st_dev, st.st_ino)
         if (
             self._loaded
-            and ident == self._ident
+            and (st.st_dev, st.st_ino) == self._ident
             and st.st_size == self._seen_size
             and st.st_mtime_ns == self._seen_mtime
         ):
-            return 0
+            return 0  # the common case: nothing new, one stat
         try:
             with open(self.path, "rb") as fh:
+                st = os.fstat(fh.fileno())  # of the file we read, even if it was just replaced
+                ident = (st.st_dev, st.st_ino)
                 if self._loaded and (ident != self._ident or st.st_size < self._offset):
                     self._reset()
-                elif self._head and fh.read(len(self._head)) != self._head:
-                    self._reset()  # same inode, different content: rewritten in place
+                elif self._head:
+                    if fh.read(len(self._head)) != self._head:
+                        self._reset()  # same inode, different content: rewritten in place
                 fh.seek(self._offset)
                 data = fh.read()
+        except FileNotFoundError:
+            return self._read(notices)  # removed between the stat and the open
         except OSError as exc:
             raise StoreError(f"cannot read {self.path}: {exc}") from exc
         self._loaded = True

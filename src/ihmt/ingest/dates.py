@@ -26,7 +26,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 
 from ihmt.errors import InputError
 
@@ -316,8 +316,8 @@ def _season_of(m: re.Match[str]) -> int:
 
 # ----------------------------------------------------------------------------- expressions
 
-_Point = Callable[[re.Match[str], date], "date | None"]
-_Range = Callable[[re.Match[str], date], "tuple[date, date] | None"]
+_Point = Callable[[re.Match[str], date], date | None]
+_Range = Callable[[re.Match[str], date], tuple[date, date] | None]
 
 
 @dataclass(frozen=True)
@@ -693,8 +693,18 @@ def strip_time_words(query: str) -> str:
 _ISO_ARG = re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})")
 _DATETIME_ARG = re.compile(
     r"(?P<date>\d{4}-\d{2}-\d{2})[T ](?P<h>\d{2}):(?P<mi>\d{2})(?::(?P<s>\d{2})(?:\.\d{1,6})?)?"
-    r"(?P<tz>Z|[+-]\d{2}:?\d{2})?"
+    r"(?:Z|[+-](?P<tzh>\d{2}):?(?P<tzm>\d{2}))?"
 )
+
+
+def _valid_datetime(m: re.Match[str]) -> bool:
+    """Checked field by field: ``datetime.fromisoformat`` accepts different shapes on
+    different Python versions (3.10 rejects "Z" and 1-digit fractions)."""
+    if _iso(*(int(part) for part in m.group("date").split("-"))) is None:
+        return False
+    if int(m.group("h")) > 23 or int(m.group("mi")) > 59 or int(m.group("s") or 0) > 59:
+        return False
+    return int(m.group("tzh") or 0) <= 14 and int(m.group("tzm") or 0) <= 59
 
 
 def parse_date_arg(value: str) -> str:
@@ -717,17 +727,9 @@ def parse_date_arg(value: str) -> str:
         return iso
     m = _DATETIME_ARG.fullmatch(raw)
     if m:
-        normalised = raw[:10] + "T" + raw[11:]
-        probe = normalised[:-1] + "+00:00" if normalised.endswith("Z") else normalised
-        if m.group("tz") and len(m.group("tz")) == 5:  # +0100 -> +01:00 for fromisoformat
-            probe = probe[:-2] + ":" + probe[-2:]
-        try:
-            parsed = datetime.fromisoformat(probe)
-        except ValueError:
-            raise error from None
-        if not _MIN_YEAR <= parsed.year <= _MAX_YEAR:
+        if not _valid_datetime(m):
             raise error
-        return normalised
+        return raw[:10] + "T" + raw[11:]
     text = _nfc(raw)
     found = _date_at(text, 0)
     if found is not None and not text[found[1] :].strip(" .,;"):

@@ -39,21 +39,19 @@ _NUMBER_WORDS = (
 _SEPARATOR = re.compile(r"^[ \t]*([*\-_~=#•·])(?:[ \t]*\1){2,}[ \t]*\r?\n?$|^[ \t]*⁂[ \t]*\r?\n?$")
 # A chapter heading (matched on folded text): "Chapter 3", "CHAPTER IV", "Capítulo uno:",
 # "Chapter" alone, "Prologue", or any markdown heading.
+_NUMBER = rf"(?:\d+|[ivxlcdm]+|{_NUMBER_WORDS})\b"
 _HEADING = re.compile(
     r"^[ \t]*(?:#{1,6}[ \t]+\S"
-    r"|(?:chapter|capitulo)(?:[ \t]+(?:\d+|[ivxlcdm]+|"
-    + _NUMBER_WORDS
-    + r")\b|[ \t]*[:.\-—]|[ \t]*$)"
-    r"|(?:part|parte|book|libro)[ \t]+(?:\d+|[ivxlcdm]+|" + _NUMBER_WORDS + r")\b"
+    rf"|(?:chapter|capitulo)(?:[ \t]+{_NUMBER}|[ \t]*[:.\-—]|\s*$)"
+    rf"|(?:part|parte|book|libro)[ \t]+{_NUMBER}"
     r"|(?:prologue|prologo|epilogue|epilogo|interlude|interludio)[ \t]*(?:[:.\-—].*)?\s*$)",
     re.IGNORECASE,
 )
 
 _ABBREVIATIONS = frozenset(
-    """mr mrs ms dr dra drs sr sra sres srta sto sta st prof profa jr sn mt ft vs etc.al
-    e.g i.e p.ej ej ud uds vd vds av avda gral gen col capt cap lt sgt dept approx aprox tel
-    fig figs vol vols ed eds no nº num núm pag pág pp inc ltd co corp dña dn d lic ing arq
-    adm esq hon rev fr mme mlle sr""".split()
+    """mr mrs ms dr dra drs sr sra sres srta sto sta st prof profa jr mt ft vs e.g i.e p.ej
+    ej ud uds vd vds av avda gral gen col capt lt sgt dept approx aprox tel fig figs vol vols
+    eds no nº num pag pp inc ltd corp dña dn lic arq esq rev mme mlle""".split()
 )
 # A sentence end: terminal punctuation, closing quotes or brackets, then whitespace.
 _SENTENCE_END = re.compile(r"(?P<p>[.!?…]+)[\"'”’»)\]]*\s+")
@@ -136,6 +134,7 @@ def chunk_narrative(text: str, *, target_tokens: int = 2000, max_tokens: int = 3
     group = 0
     for lo, hi, name in segments:
         group += 1
+        segment_group = group
         kind = "section" if name else "paragraph"
         for start, end in _paragraphs(text, lines[lo:hi]):
             first_line = text[start:end].lstrip("\r\n\t ").split("\n", 1)[0]
@@ -149,7 +148,8 @@ def chunk_narrative(text: str, *, target_tokens: int = 2000, max_tokens: int = 3
                 continue
             group += 1
             k = len(units)
-            while k > 0 and units[k - 1].glue:  # a heading still opens the split paragraph
+            while k > 0 and units[k - 1].glue and units[k - 1].group == segment_group:
+                # a heading (or an opening scene break) still opens the split paragraph
                 k -= 1
                 units[k] = replace(units[k], group=group)
             units.extend(

@@ -5,9 +5,10 @@ a section is a heading plus everything up to the next heading, and it is never c
 Headings are markdown headings (``## Steps``), short lines ending in a colon
 (``Ingredientes:``, ``Steps:``), ALL-CAPS lines (``ROLLBACK PLAN``) and bold lines
 (``**Preparación**``). Numbered or ``Step 1``/``Paso 1`` lines are steps, not headings: they
-stay inside their section. A heading with nothing under it (a recipe's title above
-"Ingredientes:") travels with the next section. Sections are packed up to
-``target_tokens``; one above ``max_tokens`` stays whole and is flagged oversized.
+stay inside their section, and so does anything in a fenced code block. A heading with
+nothing under it (a recipe's title above "Ingredientes:") travels with the next section.
+Sections are packed up to ``target_tokens``; one above ``max_tokens`` stays whole and is
+flagged oversized.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ _STEP = re.compile(
     r"(?:step|paso|fase|phase|etapa|stage)[ \t]*\d+",
     re.IGNORECASE,
 )
+_FENCE = re.compile(r"^[ \t]{0,3}(?:```|~~~)")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•>]|\d{1,3}[.)]|[a-zA-Z][.)])[ \t]+")
 
 
@@ -71,10 +73,16 @@ def chunk_process(text: str, *, target_tokens: int = 2000, max_tokens: int = 300
     lines = line_spans(text)
 
     # A heading opens a section, unless only blank lines precede it in the current one.
+    # Inside a fenced code block ("# restart the pods" in a bash snippet) nothing is a heading.
     sections: list[tuple[int, int, int | None]] = []  # (first line, end line, heading line)
     start, heading_line = 0, None
+    in_fence = False
     for i, (a, b) in enumerate(lines):
-        if heading_of(text[a:b]) is None:
+        line = text[a:b]
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if in_fence or heading_of(line) is None:
             continue
         if text[lines[start][0] : a].strip():
             sections.append((start, i, heading_line))

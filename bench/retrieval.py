@@ -1,0 +1,237 @@
+"""Retrieval at scale: the tree against a flat BM25 over the same memories, in one run.
+
+    python -m bench.synthetic --n 50000 --queries 200 --seed 7 --out /tmp/syn
+    python -m bench.retrieval --memories /tmp/syn/memories.jsonl \\
+        --queries /tmp/syn/queries.jsonl --json
+
+Steps: a fresh store (in a temporary folder unless ``--store``), every memory saved once
+inside ``Memory.bulk()`` with its date and the tag ``bench:<id>``, ``flush()``, then 50
+single saves into the full store (timed one by one), then every query, asked of the tree
+and of a flat ``bm25s`` index (IHMT's tokenizer, the store's stemmer, Lucene BM25 with
+k1=1.5, b=0.75) one after the other.
+
+Figures, overall and per query kind: recall at the token budget and at 300 tokens, hit@1,
+hit@5, search latency, files read, tokens of the compact answer; the same for the flat
+baseline under ``flat_bm25``; ``agreement_top10``, the share of queries whose top-10 equals
+the flat top-10 (score-tolerant: tied scores may swap places).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from bench._common import (
+    FlatBM25,
+    Query,
+    Stopwatch,
+    emit,
+    env_info,
+    evaluate,
+    format_table,
+    load_memory_api,
+    open_store,
+    percentile,
+    progress,
+    read_jsonl,
+    rss_mb,
+    store_stemmer,
+    summarize,
+    summarize_groups,
+)
+
+PREFIX = "bench:"
+
+
+def extra_memories(n: int, seed: int = 90210) -> list[dict[str, Any]]:
+    """``n`` further memories for the single-save timing: ids ``x1``..., never targets.
+
+    They come from the synthetic generator with another seed, minus corrections (which could
+    continue a chain of the corpus) and minus memories holding identifiers (which could
+    collide with an exact query's identifier).
+    """
+    from bench.synthetic import _Generator
+
+    gen = _Generator(seed)
+    picked: list[dict[str, Any]] = []
+    batch = max(4 * n, 50)
+    for m in gen.memories(batch):
+        if m.kind == "correction" or m.idents:
+            continue
+        picked.append({"id": f"x{len(picked) + 1}", "text": m.text, "date": m.date})
+        if len(picked) == n:
+            break
+    return picked
+
+
+def _save(mem: Any, row: dict[str, Any]) -> Any:
+    return mem.save(row["text"], date=row.get("date"), domain="general",
+                    tags=[f"{PREFIX}{row['id']}"])  # fmt: skip
+
+
+def run(
+    memories_path: Path,
+    queries_path: Path,
+    *,
+    budget: int = 900,
+    store: Path | None = None,
+    limit_queries: int | None = None,
+    top_k: int = 10,
+    singles: int = 50,
+    stemmer: str = "english",
+) -> dict[str, Any]:
+    memories = read_jsonl(memories_path)
+    queries = [
+        Query(q["query"], list(q["targets"]), q.get("kind") or "unknown")
+        for q in read_jsonl(queries_path)
+    ]
+    if limit_queries is not None:
+        queries = queries[:limit_queries]
+    extras = extra_memories(singles)
+    result: dict[str, Any] = {
+        "n_memories": len(memories),
+        "n_queries": len(queries),
+        "n_singles": len(extras),
+        "top_k": top_k,
+        "budget": budget,
+    }
+    memory_cls, why = load_memory_api()
+    tmp: tempfile.TemporaryDirectory[str] | None = None
+    mem = None
+    try:
+        if memory_cls is None:
+            progress(f"tree skipped: {why}; running the flat baseline only")
+            result["tree_skipped"] = why
+        else:
+            if store is None:
+                tmp = tempfile.TemporaryDirectory(prefix="ihmt-bench-")
+                store_dir = Path(tmp.name) / "ihmt_memory"
+            else:
+                store_dir = store
+                if store_dir.exists() and any(store_dir.iterdir()):
+                    raise SystemExit(f"--store {store_dir} is not empty: give a fresh folder")
+            mem = open_store(memory_cls, store_dir, stemmer)
+            stemmer = store_stemmer(mem, stemmer)
+            progress(f"loading {len(memories)} memories into {store_dir}")
+            step = max(1, len(memories) // 10)
+            with Stopwatch() as load:
+                with mem.bulk():
+                    for n, row in enumerate(memories, 1):
+                        _save(mem, row)
+                        if n % step == 0:
+                            progress(f"  saved {n}/{len(memories)}")
+                with Stopwatch() as fl:
+                    mem.flush()
+            result["ingest_s"] = load.s
+            result["flush_s"] = fl.s
+            save_ms: list[float] = []
+            for row in extras:
+                with Stopwatch() as sw:
+                    _save(mem, row)
+                save_ms.append(sw.ms)
+            result["save_ms_p50"] = percentile(save_ms, 50)
+            result["save_ms_p95"] = percentile(save_ms, 95)
+            result["rss_mb_before_flat"] = rss_mb()
+        corpus = memories + extras
+        keys = [str(r["id"]) for r in corpus]
+        texts = [str(r["text"]) for r in corpus]
+        progress(f"flat bm25s over {len(texts)} memories (stemmer {stemmer})")
+        with Stopwatch() as ix:
+            flat = FlatBM25(texts, stemmer=stemmer)
+        cmp = evaluate(mem, flat, keys, texts, queries, prefix=PREFIX, top_k=top_k,
+                       budget=budget, label="")  # fmt: skip
+        if mem is not None:
+            tree = summarize(cmp.tree)
+            result.update(tree)
+            result["status_counts"] = _count(o.status for o in cmp.tree)
+            result["capped"] = sum(o.capped for o in cmp.tree)
+            result["node_reads_p50"] = percentile([o.node_reads or 0 for o in cmp.tree], 50)
+            result["by_kind"] = summarize_groups(cmp.tree)
+            result.update(cmp.agreement())
+        result["stemmer"] = stemmer
+        flat_summary = summarize(cmp.flat, with_files=False)
+        flat_summary["index_s"] = ix.s
+        flat_summary["by_kind"] = summarize_groups(cmp.flat, with_files=False)
+        result["flat_bm25"] = flat_summary
+        result["rss_mb"] = rss_mb()
+    finally:
+        if mem is not None:
+            mem.close()
+        if tmp is not None:
+            tmp.cleanup()
+    result.update(env_info())
+    return result
+
+
+def _count(values: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for v in values:
+        out[str(v)] = out.get(str(v), 0) + 1
+    return out
+
+
+QUALITY = ["recall_at_budget", "recall_at_300", "hit_at_1", "hit_at_5"]
+LATENCY = ["search_ms_p50", "search_ms_p95", "files_read_p50", "tokens_p50", "kept_tokens_p50"]
+
+
+def table(result: dict[str, Any]) -> str:
+    """Tree and flat side by side, overall then per kind."""
+    flat = result["flat_bm25"]
+    rows: list[dict[str, Any]] = []
+    groups = ["all"] + sorted(flat.get("by_kind", {}))
+    for g in groups:
+        f = flat if g == "all" else flat["by_kind"][g]
+        t = result if g == "all" else result.get("by_kind", {}).get(g)
+        for name, src in (("tree", t), ("flat", f)):
+            if src is None:
+                continue
+            row = {"kind": g, "who": name, "n": src.get("n_queries")}
+            row.update({k: src.get(k) for k in QUALITY})
+            row.update({k: src.get(k) for k in LATENCY})
+            rows.append(row)
+    cols = ["kind", "who", "n"] + QUALITY + LATENCY
+    head = [
+        f"{result['n_memories']} memories, {result['n_queries']} queries, top_k "
+        f"{result['top_k']}, budget {result['budget']}, stemmer {result.get('stemmer')}",
+    ]
+    if "ingest_s" in result:
+        head.append(
+            f"ingest {result['ingest_s']:.1f} s (flush {result['flush_s']:.1f} s), single save "
+            f"p50 {result['save_ms_p50']:.1f} ms p95 {result['save_ms_p95']:.1f} ms, "
+            f"agreement_top10 {result.get('agreement_top10')}, rss {result['rss_mb']:.0f} MB"
+        )
+    else:
+        head.append(f"tree skipped: {result.get('tree_skipped')}")
+    return "\n".join(head) + "\n" + format_table(rows, cols)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.retrieval",
+                                 description=__doc__.split("\n")[0])  # fmt: skip
+    ap.add_argument("--memories", type=Path, required=True, help="memories.jsonl")
+    ap.add_argument("--queries", type=Path, required=True, help="queries.jsonl")
+    ap.add_argument("--budget", type=int, default=900, help="token budget for recall")
+    ap.add_argument("--store", type=Path, help="store folder to create (default: a temp dir)")
+    ap.add_argument("--limit-queries", type=int, help="ask only the first K queries")
+    ap.add_argument("--top-k", type=int, default=10, help="results asked of both retrievers")
+    ap.add_argument("--singles", type=int, default=50, help="single saves timed after the load")
+    ap.add_argument("--stemmer", default="english", help="stemmer of the new store")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    args = ap.parse_args(argv)
+    for p in (args.memories, args.queries):
+        if not p.exists():
+            ap.error(f"{p} does not exist (generate it with python -m bench.synthetic)")
+    result = run(
+        args.memories, args.queries, budget=args.budget, store=args.store,
+        limit_queries=args.limit_queries, top_k=args.top_k, singles=args.singles,
+        stemmer=args.stemmer,
+    )  # fmt: skip
+    emit(result, args.json, table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

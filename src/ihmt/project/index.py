@@ -1,0 +1,897 @@
+"""A private, always-current index of one project's code: one leaf per symbol.
+
+Why a separate store per project: code changes under the agent's feet, so the index is a
+derived cache that must be brought up to date before every answer, and that must never mix
+with the long-term memory (which is about decisions, not about the current text of files).
+
+How it stays current cheaply (``sync``, run by every call):
+
+* the project is listed (``git ls-files`` in a git work tree, else a walk that honours
+  ``.gitignore``), vendored and generated folders skipped;
+* a file whose size and mtime match the manifest is trusted without being opened; only a
+  file whose size or mtime moved is hashed (SHA-256), and only a file whose hash moved is
+  re-chunked. Like git, a file modified in the same clock tick as the last scan is hashed
+  once more, so a quick edit that keeps size and mtime is still seen;
+* leaves are written in path order and grouped into branches at *content-defined*
+  boundaries (a leaf or branch ends a group when its id hash says so): an edit changes the
+  ids of the edited file's leaves, which changes the few groups around them and their
+  ancestors, while every other branch keeps its id and its file. Cost of a sync after one
+  edit: that file's symbols, a handful of neighbouring leaves, O(log n) branches;
+* the manifest (``state/project_manifest.json``) keeps, per file, size, mtime, hash and
+  its symbols (name, kind, line span, tokens, leaf id), so the map of a project is
+  answered without opening a leaf.
+
+Reads go through :meth:`ihmt.memory.Memory.search` (the exact BM25 descent) for candidates,
+then a code-aware re-ranking: the file a query names first, the symbol a query names,
+tests only when asked for, import blocks last.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import subprocess
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from ..config import Config
+from ..errors import DamagedFileError, InputError, NotFoundError, StoreError
+from ..ingest.languages import EXTENSIONS, code_domain, language_for
+from ..ingest.split import split
+from ..memory import Memory, default_home
+from ..model import Chunk, Leaf
+from ..store import files
+from ..store.leaves import checksum
+from ..store.store import Store, domain_of_id, empty_root, utcnow
+from ..text import count_tokens, term_counts, tokenize, words
+from ..tree.consolidate import leaf_entry, top_entry_of_branch
+
+log = logging.getLogger(__name__)
+
+MANIFEST_NAME = "project_manifest.json"
+MANIFEST_VERSION = 1
+BRANCH_DOMAIN = "project"
+INDEX_CONFIG: dict[str, Any] = {"code_chunk_mode": "symbol", "branch_factor": 8}
+DEFAULT_MAX_FILE_BYTES = 1_000_000
+RACY_NS = 2_000_000_000  # files modified this close to a scan are hashed again next time
+SKIP_DIRS = frozenset({
+    ".git", ".hg", ".svn", "node_modules", ".venv", "venv", "build", "dist", "__pycache__",
+    "target", ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".gradle", ".idea",
+    ".eggs", "ihmt_memory", "ihmt_projects",
+})
+TEST_DIRS = frozenset({"test", "tests", "spec", "specs", "__tests__", "testing"})
+SCOPES = ("main", "test", "all")
+TIE_MARGIN = 0.05  # relative score gap under which two symbols count as tied
+SEARCH_POOL = 40
+
+
+def default_projects_dir() -> Path:
+    """``$IHMT_PROJECTS_DIR``, else ``$IHMT_HOME/ihmt_projects`` (IHMT_HOME: ~/.ihmt)."""
+    env = os.environ.get("IHMT_PROJECTS_DIR")
+    return Path(env).expanduser() if env else default_home() / "ihmt_projects"
+
+
+def store_name(root: Path) -> str:
+    """Folder name of a project's index: readable (the folder name) and unique (a hash of
+    the resolved root), so two checkouts named ``app`` never share an index."""
+    h = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    try:
+        name = files.safe_name(root.name or "root", "project name", max_len=40)
+    except InputError:
+        name = "project"
+    return f"{name}-{h}"
+
+
+def is_test_path(rel: str) -> bool:
+    """True for test code: a test/tests/spec folder, or a test_/_test/Test/.spec./.test. name."""
+    p = PurePosixPath(rel)
+    if any(part.lower() in TEST_DIRS for part in p.parts[:-1]):
+        return True
+    name = p.name
+    stem = name.split(".", 1)[0]
+    if name == "conftest.py" or ".spec." in name or ".test." in name:
+        return True
+    if stem.startswith("test_") or stem.endswith("_test") or stem.endswith("_spec"):
+        return True
+    if stem.endswith(("Test", "Tests", "Spec", "IT")) and len(stem) > 4 and stem[0].isupper():
+        return True
+    return len(stem) > 4 and stem.startswith("Test") and stem[4].isupper()
+
+
+# ---------------------------------------------------------------------- listing
+@dataclass
+class _Rule:
+    base: str  # folder of the .gitignore, relative to the root ("" for the root)
+    regex: re.Pattern[str]
+    negate: bool
+    dir_only: bool
+    anchored: bool
+
+
+def _glob_to_regex(pat: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(pat):
+        c = pat[i]
+        if pat.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pat.startswith("/**", i) and i + 3 == len(pat):
+            out.append("(?:/.*)?")
+            i += 3
+        elif pat.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[":
+            j = pat.find("]", i + 1)
+            if j < 0:
+                out.append(re.escape(c))
+                i += 1
+            else:
+                body = pat[i + 1:j].replace("\\", "\\\\")
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body}]")
+                i = j + 1
+        elif c == "\\" and i + 1 < len(pat):
+            out.append(re.escape(pat[i + 1]))
+            i += 2
+        else:
+            out.append(re.escape(c))
+            i += 1
+    return "".join(out)
+
+
+def parse_gitignore(text: str, base: str = "") -> list[_Rule]:
+    """The rules of one .gitignore (a practical subset: globs, ``**``, ``!``, trailing and
+    leading ``/``); enough for the folders projects really ignore."""
+    rules: list[_Rule] = []
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        if not line or line.startswith("#"):
+            continue
+        negate = line.startswith("!")
+        if negate:
+            line = line[1:]
+        if line.startswith("\\"):
+            line = line[1:]
+        dir_only = line.endswith("/")
+        line = line.rstrip("/")
+        if not line:
+            continue
+        anchored = "/" in line
+        line = line.lstrip("/")
+        try:
+            rx = re.compile(_glob_to_regex(line) + r"\Z")
+        except re.error:
+            log.debug("ignoring unparsable .gitignore pattern %r", raw)
+            continue
+        rules.append(_Rule(base, rx, negate, dir_only, anchored))
+    return rules
+
+
+def _ignored(rules: list[_Rule], rel: str, is_dir: bool) -> bool:
+    verdict = False
+    for r in rules:
+        if r.base:
+            if not rel.startswith(r.base + "/"):
+                continue
+            sub = rel[len(r.base) + 1:]
+        else:
+            sub = rel
+        if r.dir_only and not is_dir:
+            continue
+        target = sub if r.anchored else sub.rsplit("/", 1)[-1]
+        if r.regex.match(target):
+            verdict = not r.negate
+    return verdict
+
+
+def _skip_part(part: str) -> bool:
+    return part in SKIP_DIRS or (part.startswith(".") and part not in (".", ".."))
+
+
+def _walk(root: Path) -> Iterator[str]:
+    """Every file below ``root`` that .gitignore and the skip list let through."""
+    rules: list[_Rule] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
+        rel_dir = "" if rel_dir == "." else rel_dir
+        if ".gitignore" in filenames:
+            try:
+                text = (Path(dirpath) / ".gitignore").read_text(encoding="utf-8", errors="replace")
+                rules.extend(parse_gitignore(text, rel_dir))
+            except OSError:
+                pass
+        keep = []
+        for d in sorted(dirnames):
+            rel = f"{rel_dir}/{d}" if rel_dir else d
+            if _skip_part(d) or _ignored(rules, rel, True):
+                continue
+            keep.append(d)
+        dirnames[:] = keep
+        for f in filenames:
+            rel = f"{rel_dir}/{f}" if rel_dir else f
+            if not _ignored(rules, rel, False):
+                yield rel
+
+
+def _git_files(root: Path) -> list[str] | None:
+    """Tracked plus untracked-but-not-ignored files, or None when git cannot say."""
+    if not (root / ".git").exists():
+        return None
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others",
+             "--exclude-standard"],
+            capture_output=True, timeout=60, check=True)
+    except (OSError, subprocess.SubprocessError) as exc:
+        log.info("git ls-files failed in %s (%s); walking the folder instead", root, exc)
+        return None
+    return [p for p in out.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+def list_source_files(root: Path) -> list[str]:
+    """Relative POSIX paths of the project's source files, sorted (the index's order)."""
+    listed = _git_files(root)
+    candidates = listed if listed is not None else list(_walk(root))
+    out: set[str] = set()
+    for rel in candidates:
+        parts = rel.split("/")
+        if any(_skip_part(p) for p in parts[:-1]) or language_for(parts[-1]) is None:
+            continue
+        p = root / rel
+        try:
+            if p.is_symlink() and not files.inside(root, p):
+                continue
+            if not p.is_file():
+                continue
+        except OSError:
+            continue
+        out.add(rel)
+    return sorted(out)
+
+
+# ---------------------------------------------------------------------- results
+@dataclass
+class SyncReport:
+    """What one sync did; ``hashed`` counts files opened, ``reindexed`` files re-chunked."""
+
+    files: int = 0
+    unchanged: int = 0
+    hashed: int = 0
+    reindexed: int = 0
+    added: int = 0
+    removed: int = 0
+    skipped: list[str] = field(default_factory=list)
+    leaves_written: int = 0
+    leaves_deleted: int = 0
+    leaves_read: int = 0
+    branches_written: int = 0
+    branches_kept: int = 0
+    branches_deleted: int = 0
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class CodeHit:
+    path: str
+    name: str
+    kind: str
+    start: int
+    end: int
+    score: float
+    leaf: str
+    tokens: int = 0
+    is_test: bool = False
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.start}-{self.end}"
+
+    def line(self) -> str:
+        label = self.name or f"({self.kind})"
+        return f"{self.where} {label} ({self.kind})"
+
+
+@dataclass
+class CodeAnswer:
+    """A structured find_code answer; :func:`render_answer` turns it into agent text."""
+
+    query: str
+    status: str  # FOUND | AMBIGUOUS | NOT_FOUND
+    hits: list[CodeHit] = field(default_factory=list)
+    code: str = ""
+    message: str = ""
+
+
+# ---------------------------------------------------------------------- the index
+class ProjectIndex:
+    """The per-project store plus its manifest. Safe across threads and processes."""
+
+    def __init__(self, root: str | os.PathLike[str], projects_dir: str | os.PathLike[str]
+                 | None = None, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> None:
+        r = Path(root).expanduser()
+        try:
+            self.root = r.resolve(strict=True)
+        except (OSError, RuntimeError) as exc:
+            raise NotFoundError(f"project folder {r} does not exist") from exc
+        if not self.root.is_dir():
+            raise InputError(f"{r} is not a folder: give the project's root folder")
+        base = Path(projects_dir).expanduser() if projects_dir else default_projects_dir()
+        self.path = base.absolute() / store_name(self.root)
+        self.max_file_bytes = max_file_bytes
+        self._mutex = threading.RLock()
+        self.store = self._open_store()
+        self.mem = Memory(self.store)
+        self.mem._ensure_root()
+        self._manifest: dict[str, Any] = {}
+        self._manifest_sig: tuple[int, int] | None = None
+        self._by_leaf: dict[str, tuple[str, dict[str, Any]]] = {}
+        self.last_sync: SyncReport | None = None
+
+    def _open_store(self) -> Store:
+        try:
+            if (self.path / "root.json").exists():
+                return Store.open(self.path)
+            store = Store.create(self.path, Config.from_dict(INDEX_CONFIG))
+        except OSError as exc:
+            raise StoreError(f"cannot create the project index at {self.path}: {exc}") from exc
+        files.write_json(store.state_dir / "project.json",
+                         {"root": str(self.root), "created_at": utcnow()}, indent=2)
+        return store
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.store.state_dir / MANIFEST_NAME
+
+    # ------------------------------------------------------------------ manifest
+    def _load_manifest(self) -> dict[str, Any]:
+        """The manifest, re-read only when another process rewrote it."""
+        try:
+            st = os.stat(self.manifest_path)
+            sig = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            sig = None
+        if sig is not None and sig == self._manifest_sig:
+            return self._manifest
+        data: dict[str, Any] = {}
+        if sig is not None:
+            try:
+                data = files.read_json(self.manifest_path)
+                if not isinstance(data, dict) or data.get("version") != MANIFEST_VERSION \
+                        or not isinstance(data.get("files"), dict):
+                    raise ValueError("unexpected layout")
+            except (OSError, ValueError) as exc:
+                log.warning("project manifest %s is damaged (%s); re-indexing",
+                            self.manifest_path, exc)
+                data = {}
+        if not data:
+            data = {"version": MANIFEST_VERSION, "root": str(self.root), "files": {},
+                    "scanned_at_ns": 0, "fresh": True}
+        self._manifest, self._manifest_sig = data, sig
+        self._by_leaf = {s["leaf"]: (p, s) for p, f in data["files"].items()
+                         for s in f["symbols"]}
+        return data
+
+    def _save_manifest(self, data: dict[str, Any]) -> None:
+        data.pop("fresh", None)
+        files.write_json(self.manifest_path, data)
+        st = os.stat(self.manifest_path)
+        self._manifest, self._manifest_sig = data, (st.st_mtime_ns, st.st_size)
+        self._by_leaf = {s["leaf"]: (p, s) for p, f in data["files"].items()
+                         for s in f["symbols"]}
+
+    # ------------------------------------------------------------------ sync
+    def sync(self) -> SyncReport:
+        """Bring the index in line with the files on disk; cheap when nothing moved."""
+        t0 = time.perf_counter()
+        rep = SyncReport()
+        with self._mutex, self.store.lock.hold():
+            man = self._load_manifest()
+            full = bool(man.get("fresh"))
+            old_files: dict[str, Any] = man["files"]
+            prev_scan = int(man.get("scanned_at_ns", 0))
+            scan_ns = time.time_ns()
+            listed = list_source_files(self.root)
+            rep.files = len(listed)
+            new_files: dict[str, Any] = {}
+            fresh: dict[str, tuple[Leaf, Counter[str]]] = {}
+            dirty = full
+            for rel in listed:
+                rec = old_files.get(rel)
+                out = self._check(rel, rec, prev_scan, rep, fresh)
+                if out is None:
+                    if rec is not None:
+                        dirty = True
+                    continue
+                new_files[rel] = out
+                if out is not rec:
+                    dirty = True
+            rep.removed = sum(1 for p in old_files if p not in new_files)
+            if not dirty and rep.removed == 0:
+                rep.seconds = round(time.perf_counter() - t0, 4)
+                self.last_sync = rep
+                return rep
+            keep = {s["leaf"] for f in new_files.values() for s in f["symbols"]}
+            stale = {s["leaf"] for f in old_files.values() for s in f["symbols"]} - keep
+            for leaf_id in sorted(stale):
+                self._delete_leaf(leaf_id, rep)
+            if full:
+                for p in list(self.store.iter_leaf_paths()):
+                    if p.stem not in keep:
+                        p.unlink(missing_ok=True)
+                        rep.leaves_deleted += 1
+            order = [s["leaf"] for rel in sorted(new_files) for s in new_files[rel]["symbols"]]
+            self._build_tree(order, fresh, rep, full=full)
+            self._save_manifest({"version": MANIFEST_VERSION, "root": str(self.root),
+                                 "files": new_files, "scanned_at_ns": scan_ns})
+        rep.seconds = round(time.perf_counter() - t0, 4)
+        self.last_sync = rep
+        log.info("synced %s: %s", self.root, rep.to_dict())
+        return rep
+
+    def _check(self, rel: str, rec: dict[str, Any] | None, prev_scan: int, rep: SyncReport,
+               fresh: dict[str, tuple[Leaf, Counter[str]]]) -> dict[str, Any] | None:
+        """The manifest record of ``rel`` (the old one when unchanged) or None to drop it."""
+        path = self.root / rel
+        try:
+            st = path.stat()
+        except OSError:
+            return None
+        if (rec is not None and rec["size"] == st.st_size and rec["mtime_ns"] == st.st_mtime_ns
+                and st.st_mtime_ns < prev_scan - RACY_NS):
+            rep.unchanged += 1
+            return rec
+        if st.st_size > self.max_file_bytes:
+            rep.skipped.append(f"{rel}: {st.st_size:,} bytes, over the index limit")
+            return None
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            rep.skipped.append(f"{rel}: cannot be read ({exc.strerror})")
+            return None
+        rep.hashed += 1
+        sha = hashlib.sha256(raw).hexdigest()
+        if rec is not None and rec["sha256"] == sha:
+            rep.unchanged += 1
+            return {**rec, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+        if b"\x00" in raw[:8192]:
+            rep.skipped.append(f"{rel}: binary")
+            return None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            rep.skipped.append(f"{rel}: not UTF-8")
+            return None
+        rep.reindexed += 1
+        if rec is None:
+            rep.added += 1
+        symbols = self._ingest(rel, text, rep, fresh)
+        return {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": sha,
+                "tokens": count_tokens(text), "lines": text.count("\n")
+                + (0 if text.endswith("\n") or not text else 1),
+                "symbols": symbols}
+
+    def _ingest(self, rel: str, text: str, rep: SyncReport,
+                fresh: dict[str, tuple[Leaf, Counter[str]]]) -> list[dict[str, Any]]:
+        """Chunk one file into symbol leaves; write the ones not already on disk."""
+        lang = language_for(rel)
+        assert lang is not None
+        domain = code_domain(lang)
+        try:
+            chunks = split(text, "CODE", self.store.config, language=lang, mode="symbol")
+        except Exception as exc:  # noqa: BLE001 - one unparsable file must not stop the index
+            log.warning("%s could not be split into symbols (%s); indexed whole", rel, exc)
+            n = text.count("\n") + (0 if text.endswith("\n") else 1)
+            chunks = [Chunk(text=text, start_line=1, end_line=max(1, n), kind="other")]
+        now = utcnow()
+        symbols: list[dict[str, Any]] = []
+        for ch in chunks:
+            if not ch.text.strip():
+                continue
+            leaf_id = f"L-{domain}-" + files.digest(domain, rel, str(ch.start_line), ch.text)
+            extra = dict(ch.extra)
+            extra["kind"] = ch.kind
+            if ch.name:
+                extra["name"] = ch.name
+            if ch.oversized:
+                extra["oversized"] = True
+            tags = list(dict.fromkeys([*(t for t in ch.tags if isinstance(t, str)),
+                                       f"file:{rel}"]))
+            leaf = Leaf(id=leaf_id, text=ch.text, domain=domain, data_type="CODE", date=None,
+                        saved_at=now, tags=tags, parent=None,
+                        span={"start_line": ch.start_line, "end_line": ch.end_line},
+                        checksum=checksum(ch.text), source=rel, extra=extra)
+            if leaf_id not in fresh:
+                fresh[leaf_id] = (leaf, _leaf_terms(leaf, self.store.config.stemmer))
+                if not self.store.leaf_exists(leaf_id, domain):
+                    self.store.write_leaf(leaf, durable=False)
+                    rep.leaves_written += 1
+            symbols.append({"name": ch.name or "", "kind": ch.kind, "start": ch.start_line,
+                            "end": ch.end_line, "tokens": count_tokens(ch.text),
+                            "leaf": leaf_id})
+        return symbols
+
+    def _delete_leaf(self, leaf_id: str, rep: SyncReport) -> None:
+        try:
+            self.store.leaf_path(leaf_id).unlink(missing_ok=True)
+            rep.leaves_deleted += 1
+        except (OSError, NotFoundError) as exc:
+            log.warning("could not delete stale leaf %s: %s", leaf_id, exc)
+
+    # ------------------------------------------------------------------ tree
+    def _build_tree(self, order: list[str], fresh: dict[str, tuple[Leaf, Counter[str]]],
+                    rep: SyncReport, *, full: bool) -> None:
+        """Group the leaves (in path order) into branches up to a trunk of at most
+        ``branch_factor`` nodes, reusing every branch whose children did not change."""
+        store = self.store
+        bf = store.config.branch_factor
+        entries: dict[str, dict[str, Any]] = {}
+
+        def leaf_ent(leaf_id: str) -> dict[str, Any]:
+            e = entries.get(leaf_id)
+            if e is None:
+                got = fresh.get(leaf_id)
+                if got is None:
+                    leaf = store.read_leaf(leaf_id)
+                    rep.leaves_read += 1
+                    got = (leaf, _leaf_terms(leaf, store.config.stemmer))
+                e = entries[leaf_id] = leaf_entry(*got)
+            return e
+
+        def branch_ent(node_id: str, layer: int) -> dict[str, Any]:
+            br, _ = store.branch(node_id, layer)
+            return top_entry_of_branch(br.data)
+
+        if full:
+            store.clear_cache()
+        live: set[str] = set()
+        level: list[tuple[str, int]] = [(i, 0) for i in order]
+        layer = 0
+        while len(level) > bf:
+            nxt: list[tuple[str, int]] = []
+            for group in _cut(level, bf):
+                ids = [g[0] for g in group]
+                node_id = f"N{layer + 1}-{BRANCH_DOMAIN}-" + files.digest(
+                    BRANCH_DOMAIN, str(layer + 1), *ids)
+                if not full and store.branch_path(node_id, layer + 1).exists():
+                    rep.branches_kept += 1
+                else:
+                    members = [leaf_ent(i) if lay == 0 else branch_ent(i, lay)
+                               for i, lay in group]
+                    data = self.mem.consolidator.build_branch(members, BRANCH_DOMAIN, layer + 1)
+                    data["id"] = node_id
+                    store.write_branch(data)
+                    rep.branches_written += 1
+                live.add(node_id)
+                nxt.append((node_id, layer + 1))
+            level = nxt
+            layer += 1
+        top = [leaf_ent(i) if lay == 0 else branch_ent(i, lay) for i, lay in level]
+        try:
+            old = store.root()
+            epoch = old.get("epoch")
+            generation = int(old.get("generation", 0))
+        except DamagedFileError:
+            epoch, generation = None, 0
+        root = empty_root()
+        if epoch and not full:
+            root["epoch"] = epoch
+        root["generation"] = generation
+        root["top"] = top
+        root["n_leaves"] = len(order)
+        root["total_len"] = sum(int(e.get("total_len", e.get("len", 0))) for e in top)
+        root["n_branches"] = len(live)
+        doms: Counter[str] = Counter(domain_of_id(i) for i in order)
+        root["domains"] = {d: {"n_leaves": n} for d, n in sorted(doms.items())}
+        store.write_root(root)
+        for p in list(store.iter_branch_paths()):
+            if p.stem not in live:
+                p.unlink(missing_ok=True)
+                rep.branches_deleted += 1
+
+    # ------------------------------------------------------------------ map
+    def project_map(self, detail: str = "files", subpath: str = "") -> str:
+        """One line per file with its size in tokens; with ``detail="symbols"`` each symbol
+        indented with its kind and line span. Built from the manifest alone."""
+        if detail not in ("files", "symbols"):
+            raise InputError("detail must be 'files' or 'symbols'")
+        prefix = _norm_subpath(subpath)
+        self.sync()
+        man = self._load_manifest()
+        chosen = [(p, f) for p, f in sorted(man["files"].items()) if _under(p, prefix)]
+        if not chosen:
+            where = f" under {prefix!r}" if prefix else ""
+            return f"NOT FOUND: no source files{where} in {self.root}."
+        total = sum(int(f["tokens"]) for _, f in chosen)
+        out = [f"{self.root.name}{'/' + prefix if prefix else ''}: {len(chosen)} files, "
+               f"{total:,} tok"]
+        for p, f in chosen:
+            out.append(f"{p} ({f['tokens']:,} tok)")
+            if detail == "symbols":
+                for s in f["symbols"]:
+                    if s["name"]:
+                        out.append(f"  {s['name']} {s['kind']} {s['start']}-{s['end']}")
+        return "\n".join(out)
+
+    # ------------------------------------------------------------------ find
+    def locate(self, query: str, scope: str = "main", subpath: str = "",
+               clue: str | None = None, *, sync: bool = True) -> CodeAnswer:
+        """Candidates for ``query`` ranked for code, with a FOUND/AMBIGUOUS/NOT_FOUND verdict."""
+        if not isinstance(query, str) or not query.strip():
+            raise InputError("the query is empty: name the function, class or behaviour")
+        if scope not in SCOPES:
+            raise InputError(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}")
+        prefix = _norm_subpath(subpath)
+        if sync:
+            self.sync()
+        man = self._load_manifest()
+        stem = self.store.config.stemmer
+        named_files, plain = _named_files(query)
+        q_terms = list(dict.fromkeys(tokenize(plain, stem)))
+        c_terms = list(dict.fromkeys(tokenize(clue, stem))) if clue else []
+        text = " ".join([plain, clue or ""]).strip()
+        ans = CodeAnswer(query=query, status="NOT_FOUND")
+        if not q_terms and not named_files:
+            ans.message = "the query has no searchable words; name a function, class or file"
+            return ans
+        if not text:
+            text = " ".join(named_files)
+        res = self.mem.search(text, top_k=SEARCH_POOL)
+        if (scope != "all" or prefix) and len(res.hits) == SEARCH_POOL:
+            # Filters apply after the search: widen the pool so they keep enough candidates.
+            res = self.mem.search(text, top_k=100)
+        raw_words = {w.lower() for w in words(query)} | {w.lower() for w in words(clue or "")}
+        stems = _file_stems(man)
+        clue_words = {w.lower() for w in words(clue or "")}
+        hits: list[CodeHit] = []
+        excluded: list[CodeHit] = []
+        for h in res.hits:
+            found = self._by_leaf.get(h.id)
+            if found is None:
+                continue
+            rel, sym = found
+            if not _under(rel, prefix):
+                continue
+            test = is_test_path(rel)
+            score = h.score * _boost(rel, sym, named_files, raw_words, stems,
+                                     set(q_terms) | set(c_terms), stem)
+            matched = set(h.matched)
+            if clue:
+                # The clue may name a folder or file ('b', 'billing') rather than a word.
+                path_words = {p.lower() for p in PurePosixPath(rel).with_suffix("").parts}
+                in_q = bool(matched & set(q_terms)) or not q_terms
+                in_c = bool(matched & set(c_terms)) or bool(clue_words & path_words)
+                score *= 1.6 if (in_q and in_c) else 0.7
+            if q_terms:
+                cover = len(matched & set(q_terms)) / len(q_terms)
+                score *= 0.5 + 0.5 * cover
+            hit = CodeHit(path=rel, name=sym["name"], kind=sym["kind"],
+                          start=int(sym["start"]), end=int(sym["end"]),
+                          score=round(score, 4), leaf=h.id, tokens=int(sym["tokens"]),
+                          is_test=test)
+            if (scope == "main" and test) or (scope == "test" and not test):
+                excluded.append(hit)
+            else:
+                hits.append(hit)
+        hits.sort(key=lambda c: (-c.score, c.path, c.start))
+        excluded.sort(key=lambda c: (-c.score, c.path, c.start))
+        ans.hits = hits
+        other = "test" if scope == "main" else "main"
+        retry = "all" if scope == "main" else "main"
+        if excluded and (not hits or excluded[0].score > hits[0].score):
+            ans.message = (f"a {'closer ' if hits else ''}match is in {other} code: "
+                           f"{excluded[0].line()}; call again with scope='{retry}' for it")
+        if res.status == "NOT_FOUND" and not named_files:
+            # The library's verdict: the best leaf holds too little of the query's weight
+            # (a word no code contains, or only a common one matched).
+            ans.status = "NOT_FOUND"
+            ans.message = f"no code in {self.root.name} matches {query!r} ({res.message})"
+            return ans
+        if not hits:
+            where = f" under {prefix!r}" if prefix else ""
+            hint = f"; {ans.message}" if ans.message else ""
+            ans.message = (f"no {'test ' if scope == 'test' else ''}code{where} in "
+                           f"{self.root.name} matches {query!r}{hint}")
+            return ans
+        best = hits[0]
+        if named_files and not any(_names_file(c.path, named_files) for c in hits):
+            ans.message = (f"no symbol in a file named {', '.join(named_files)} matches; "
+                           "these are the closest elsewhere")
+        note = ans.message
+        rivals = [c for c in hits[1:] if c.score >= best.score * (1.0 - TIE_MARGIN)]
+        if rivals:
+            ans.status = "AMBIGUOUS"
+            ans.message = (f"{1 + len(rivals)} symbols match {query!r} about equally well; "
+                           "call again with clue='<file, class or words from the code>'"
+                           + (f" ({note})" if note else ""))
+            return ans
+        ans.status = "FOUND"
+        ans.code = self._code_of(best)
+        return ans
+
+    def _code_of(self, hit: CodeHit) -> str:
+        """The symbol's text: its leaf (written by this sync from the current file)."""
+        try:
+            return self.store.read_leaf(hit.leaf).text
+        except (NotFoundError, DamagedFileError):
+            lines = (self.root / hit.path).read_text(encoding="utf-8").splitlines(True)
+            return "".join(lines[hit.start - 1:hit.end])
+
+    def find_code(self, query: str, scope: str = "main", subpath: str = "",
+                  clue: str | None = None, max_tokens: int = 1500) -> str:
+        """Only the symbol that answers ``query``, as ``file:first-last`` and its code."""
+        if not isinstance(max_tokens, int) or max_tokens < 50:
+            raise InputError("max_tokens must be a whole number of at least 50")
+        return render_answer(self.locate(query, scope, subpath, clue), max_tokens)
+
+
+# ---------------------------------------------------------------------- helpers
+def _leaf_terms(leaf: Leaf, stemmer: str) -> Counter[str]:
+    """Index terms of a symbol leaf: its code plus its file's path words and its full name,
+    so 'reserveStock in InventoryService' finds the method even when the class name is not
+    inside the method's own text."""
+    extra_words: list[str] = []
+    if leaf.source:
+        extra_words.extend(PurePosixPath(leaf.source).with_suffix("").parts)
+    name = leaf.extra.get("name") if isinstance(leaf.extra, dict) else None
+    if isinstance(name, str) and name:
+        extra_words.append(name.replace(".", " "))
+    tf = term_counts(leaf.text, stemmer)
+    for t in set(tokenize(" ".join(extra_words), stemmer)):
+        tf[t] += 1
+    return tf
+
+
+def _identifier_parts(name: str, stemmer: str) -> set[str]:
+    """The words of an identifier, stemmed like the index: 'reserveStock' -> reserve, stock."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|_", " ", name)
+    return set(tokenize(spaced, stemmer))
+
+
+def _cut(level: list[tuple[str, int]], bf: int) -> list[list[tuple[str, int]]]:
+    """Split a row of nodes into groups that end where a node's id hash says so (about one
+    in ``bf``), at least 2 and at most ``2 * bf`` long: boundaries depend only on nearby
+    ids, so a change moves only the groups around it."""
+    groups: list[list[tuple[str, int]]] = []
+    cur: list[tuple[str, int]] = []
+    for node in level:
+        cur.append(node)
+        h = int(hashlib.blake2b(node[0].encode(), digest_size=4).hexdigest(), 16)
+        if len(cur) >= 2 and (h % bf == 0 or len(cur) >= 2 * bf):
+            groups.append(cur)
+            cur = []
+    if cur:
+        groups.append(cur)
+    return groups
+
+
+_FILE_RX = re.compile(r"[\w./\\-]+\.([A-Za-z0-9]+)\b")
+
+
+def _named_files(query: str) -> tuple[list[str], str]:
+    """File names the query mentions (lower-case, as spelled) and the query without their
+    extensions (so '.java' does not count as a word to match)."""
+    named: list[str] = []
+
+    def repl(m: re.Match[str]) -> str:
+        ext = "." + m.group(1).lower()
+        if ext not in EXTENSIONS:
+            return m.group(0)
+        named.append(m.group(0).replace("\\", "/").lstrip("./").lower())
+        return m.group(0)[: -len(ext)]
+
+    plain = _FILE_RX.sub(repl, query)
+    return named, plain
+
+
+def _names_file(rel: str, named: list[str]) -> bool:
+    """True when ``rel`` ends with a file the query names ('util.py', 'shop/a/util.py')."""
+    low = rel.lower()
+    return any(low == n or low.endswith("/" + n) for n in named)
+
+
+def _file_stems(man: dict[str, Any]) -> dict[str, int]:
+    out: Counter[str] = Counter()
+    for rel in man["files"]:
+        out[rel.rsplit("/", 1)[-1].split(".", 1)[0].lower()] += 1
+    return dict(out)
+
+
+def _boost(rel: str, sym: dict[str, Any], named: list[str], raw_words: set[str],
+           stems: dict[str, int], q_terms: set[str], stemmer: str) -> float:
+    """Code-aware multipliers on the BM25 score (see the module docstring)."""
+    f = 1.0
+    base = rel.rsplit("/", 1)[-1].lower()
+    stem = base.split(".", 1)[0]
+    if _names_file(rel, named):
+        f *= 2.0
+    elif stem in raw_words and stems.get(stem, 0) >= 1:
+        f *= 1.3
+    name: str = sym.get("name") or ""
+    if name:
+        parts = [p.lower() for p in name.split(".")]
+        if parts[-1] in raw_words:
+            f *= 1.5  # the query spells the symbol's name
+        else:
+            # 'atomic write' for atomic_write, 'reserve stock' for reserveStock
+            pieces = _identifier_parts(name.split(".")[-1], stemmer)
+            if pieces:
+                f *= 1.0 + 0.5 * len(pieces & q_terms) / len(pieces)
+        if len(parts) > 1 and any(p in raw_words for p in parts[:-1]):
+            f *= 1.2
+    kind = sym.get("kind")
+    if kind == "imports":
+        f *= 0.3
+    elif not name:
+        f *= 0.6  # a module docstring or stray statements: not a symbol that answers
+    elif kind in ("header", "other"):
+        f *= 0.8
+    return f
+
+
+def _norm_subpath(subpath: str) -> str:
+    if not isinstance(subpath, str):
+        raise InputError("subpath must be text (a folder or file inside the project)")
+    s = subpath.replace("\\", "/").strip().strip("/")
+    while s.startswith("./"):
+        s = s[2:]
+    if s in (".", ""):
+        return ""
+    if ".." in s.split("/"):
+        raise InputError("subpath must stay inside the project (no '..')")
+    return s
+
+
+def _under(rel: str, prefix: str) -> bool:
+    return not prefix or rel == prefix or rel.startswith(prefix + "/")
+
+
+def render_answer(ans: CodeAnswer, max_tokens: int = 1500) -> str:
+    """The text an agent reads: the code within ``max_tokens``, or the candidates."""
+    if ans.status == "NOT_FOUND":
+        out = f"NOT FOUND: {ans.message}."
+        if ans.hits:
+            out += "\nClosest (not answers): " + "; ".join(c.line() for c in ans.hits[:3])
+        return out
+    if ans.status == "AMBIGUOUS":
+        tied = [c for c in ans.hits if c.score >= ans.hits[0].score * (1.0 - TIE_MARGIN)]
+        lines = [f"AMBIGUOUS: {ans.message}:"]
+        lines += [f"{i}. {c.line()}" for i, c in enumerate(tied[:8], 1)]
+        return "\n".join(lines)
+    best = ans.hits[0]
+    head = best.line()
+    others = [c.line() for c in ans.hits[1:4]]
+    tail = ("Other candidates: " + "; ".join(others)) if others else ""
+    note = f"({ans.message})\n" if ans.message else ""
+    budget = max_tokens - count_tokens(head + tail + note) - 4
+    code = ans.code if ans.code.endswith("\n") else ans.code + "\n"
+    if count_tokens(code) > budget:
+        kept: list[str] = []
+        used = 0
+        for line in code.splitlines(True):
+            if used + count_tokens(line) > budget - 30:
+                break
+            kept.append(line)
+            used += count_tokens(line)
+        cut_at = best.start + len(kept)
+        code = "".join(kept) + (f"… truncated at {max_tokens} tok: read_file({best.path!r}, "
+                                f"start_line={cut_at}, end_line={best.end}) for the rest\n")
+    return note + head + "\n" + code + tail

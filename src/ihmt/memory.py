@@ -30,7 +30,7 @@ from .ingest.split import split
 from .model import DATA_TYPES, Fact, Hit, Leaf, SearchResult
 from .search.answer import annotate, fact_hits, finish, rerank
 from .search.descent import descend
-from .search.intent import fact_intent
+from .search.intent import asks_for_current, fact_intent
 from .store import files
 from .store.leaves import checksum
 from .store.store import Store, resolve_store_path, utcnow
@@ -463,11 +463,15 @@ class Memory:
         query, _ = clean_text(query, 20_000)
         top_k = min(top_k, 100)
         clue = clue.strip() if clue and clue.strip() else None
-        period = query_time_range(query, _date.today().isoformat())
+        today = _date.today().isoformat()
+        current = asks_for_current(query)
+        period = query_time_range(query, today)
+        if period and current and period[1] >= today:
+            period = None  # "today"/"now" asks for the current state, not for a date
         base = (strip_time_words(query) if period else query).strip() or query
         stem = self.config.stemmer
         terms = tokenize(base + (" " + clue if clue else ""), stem)
-        fetch = max(top_k * 3, 30) if (clue or period) else top_k
+        fetch = max(top_k * 3, 30) if (clue or period or current) else top_k
         d = self._descend(terms, fetch)
         root = self.store.root()
         result = SearchResult(query=query, node_reads=d.node_reads, visited=d.visited,
@@ -492,7 +496,8 @@ class Memory:
             ids = {h.id for h in found}
             hits = found + [h for h in hits if h.id not in ids]
         if value is None:
-            rerank(hits, query=base, clue=clue, period=period, stemmer=stem)
+            rerank(hits, query=base, clue=clue, period=period, stemmer=stem, current=current,
+                   idf=d.idf)
         result.hits = hits
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value)

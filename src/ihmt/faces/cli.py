@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -315,6 +316,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("stats", help="counts, depth, domains")
     sub.add_parser("rebuild", help="rebuild catalog, branches and trunk from the leaves")
     sub.add_parser("demo", help="end-to-end walkthrough on example documents")
+    for name, text in PASSTHROUGH.items():
+        sub.add_parser(name, help=text, add_help=False)
     return p
 
 
@@ -347,9 +350,59 @@ def split_globals(argv: Sequence[str]) -> tuple[list[str], str | None, bool]:
     return rest, path, as_json
 
 
+def _passthrough(name: str, rest: list[str], path: str | None, as_json: bool) -> int | None:
+    """Commands whose faces parse their own arguments (install, doctor, mcp, gui, project)."""
+    flags = (["--json"] if as_json else [])
+    if name in ("install", "uninstall", "print-config", "doctor"):
+        from . import install as inst
+
+        if name == "doctor":
+            return inst.main_doctor(rest + flags + (["--path", path] if path else []))
+        if name == "print-config":
+            return inst.main_print_config(rest + (["--home", path] if path else []))
+        fn = inst.main_install if name == "install" else inst.main_uninstall
+        if name == "install" and path and "--home" not in rest:
+            rest = rest + ["--home", path]
+        return fn(rest + flags)
+    if name == "mcp":
+        from .mcp.server import run
+
+        if path:
+            os.environ["IHMT_HOME"] = str(Path(path).expanduser().absolute())
+        run()
+        return 0
+    if name == "gui":
+        from .gui.app import main_gui
+
+        return main_gui(rest + (["--path", path] if path else []))
+    if name == "project":
+        from .project_cli import main_project
+
+        return main_project(rest + flags)
+    return None
+
+
+PASSTHROUGH = {
+    "install": "register the MCP server with an agent (claude-code, codex, opencode)",
+    "uninstall": "remove it from an agent (the memory is kept)",
+    "print-config": "print the config snippet for other agents (cursor, windsurf, ...)",
+    "doctor": "check the store, the server and the registrations",
+    "mcp": "run the stdio MCP server (store: $IHMT_HOME/ihmt_memory)",
+    "gui": "open the local web interface",
+    "project": "code-aware project tools: map, find, sync",
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="ihmt: %(message)s", stream=sys.stderr)
     rest, path, as_json = split_globals(list(sys.argv[1:] if argv is None else argv))
+    if rest and rest[0] in PASSTHROUGH:
+        try:
+            code = _passthrough(rest[0], rest[1:], path, as_json)
+        except IHMTError as exc:
+            print(f"ihmt: {exc}", file=sys.stderr)
+            return 2
+        return 0 if code is None else code
     args = build_parser().parse_args(rest)
     args.path, args.json = path, as_json
     try:

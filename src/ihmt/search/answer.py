@@ -21,6 +21,7 @@ BOTH = 1.6  # a candidate matching the query and the clue
 ONE_ONLY = 0.7  # matching only one of them
 IN_PERIOD = 1.5  # dated inside the period the query names
 OUT_OF_PERIOD = 0.6
+RIVAL = 0.6  # share of the best score above which a match may be a version of the same fact
 OUTDATED = 0.5  # superseded memories yield to current ones (unless a past period is asked)
 
 
@@ -38,8 +39,13 @@ def annotate(hits: list[Hit], timeline: FactTimeline, excerpt_of: Callable[[str]
 
 
 def rerank(hits: list[Hit], *, query: str, clue: str | None, period: tuple[str, str] | None,
-           stemmer: str) -> None:
-    """Adjust scores in place for clue, period and outdatedness, then sort."""
+           stemmer: str, current: bool = False, idf: dict[str, float] | None = None) -> None:
+    """Adjust scores in place for clue, period and outdatedness, then sort.
+
+    With ``current`` (the query asks what holds now), memories that match the query's
+    distinctive words as well as the best one are treated as versions of one fact: the
+    newest comes first, since a later statement supersedes an earlier one.
+    """
     q_terms = set(tokenize(query, stemmer))
     c_terms = set(tokenize(clue, stemmer)) if clue else set()
     for h in hits:
@@ -56,6 +62,25 @@ def rerank(hits: list[Hit], *, query: str, clue: str | None, period: tuple[str, 
         elif h.outdated:
             factor *= OUTDATED
         h.score *= factor
+    hits.sort(key=lambda h: -h.score)
+    if current and len(hits) > 1 and idf:
+        _newest_first(hits, idf)
+
+
+def _newest_first(hits: list[Hit], idf: dict[str, float]) -> None:
+    best = hits[0]
+    weights = sorted((idf.get(t, 0.0) for t in set(best.matched)), reverse=True)
+    if not weights:
+        return
+    cut = weights[0] * 0.5
+    key = {t for t in best.matched if idf.get(t, 0.0) >= cut}
+    same = [h for h in hits if h.score >= best.score * RIVAL and key <= set(h.matched)]
+    if len(same) < 2:
+        return
+    newest = max(same, key=lambda h: h.date or "")
+    if newest is best or not newest.date:
+        return
+    newest.score = best.score * 1.01
     hits.sort(key=lambda h: -h.score)
 
 

@@ -35,3 +35,13 @@ def fact_intent(query: str) -> str | None:
         if pattern.search(q):
             return attribute
     return None
+
+
+_CURRENT = re.compile(
+    r"\b(now|today|currently|current|latest|nowadays|these days|anymore|still|at the moment"
+    r"|ahora|hoy|actualmente|actual|todavia|hoy en dia|a dia de hoy)\b")
+
+
+def asks_for_current(query: str) -> bool:
+    """'Which port does X use now?': the newest of several matching memories is the answer."""
+    return bool(_CURRENT.search(fold(query)))

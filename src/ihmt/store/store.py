@@ -126,7 +126,7 @@ class Store:
         self._root_sig: tuple[int, int, int] | None = None
         self._branches: OrderedDict[str, Branch] = OrderedDict()
         self._branch_weight = 0
-        self.branch_cache_limit = 3_000_000  # term entries kept in memory (LRU)
+        self.branch_cache_limit = 400_000  # term entries kept in memory (LRU), ~100 MB
         self.problems: list[str] = []  # damage found and repaired, reported once
 
     # ------------------------------------------------------------------ layout

@@ -13,6 +13,7 @@ repeated in every tool and easy to get wrong:
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 import threading
 from collections.abc import Callable
@@ -29,23 +30,28 @@ from ....memory import Memory
 log = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 
-class MemorySource:
-    """The one :class:`Memory` of this server process, opened on first use.
+class ServerState:
+    """What the tools of one server process share: the memory folder and the one
+    :class:`Memory` opened from it, created on first use.
 
     Opening can fail (a folder that cannot be created, a disk that is read-only); the
     failure is not remembered, so the next call tries again once the user has fixed it.
-    Memory itself is thread-safe, and tool calls run on worker threads, so the only
-    locking needed here is around the first open.
+    Memory itself is thread-safe and tool calls run on worker threads, so the only locking
+    needed here is around the first open. Other tool families keep their own
+    once-per-process objects (a project index, the session scratch memory) through
+    :meth:`lazy` instead of module globals.
     """
 
     def __init__(self, home: Path) -> None:
         self.home = home
         self._memory: Memory | None = None
-        self._lock = threading.Lock()
+        self._objects: dict[str, Any] = {}
+        self._lock = threading.RLock()  # a factory may open the memory
 
-    def get(self) -> Memory:
+    def memory(self) -> Memory:
         mem = self._memory
         if mem is not None:
             return mem
@@ -54,6 +60,15 @@ class MemorySource:
                 self._memory = Memory.open(self.home, create=True)
                 log.info("memory opened at %s", self._memory.path)
             return self._memory
+
+    def lazy(self, name: str, factory: Callable[[], T]) -> T:
+        """The object stored under ``name``, built by ``factory`` on first use."""
+        if name in self._objects:
+            return self._objects[name]
+        with self._lock:
+            if name not in self._objects:
+                self._objects[name] = factory()
+            return self._objects[name]
 
     @property
     def opened(self) -> bool:
@@ -95,6 +110,7 @@ def tool(server: MCPServer, *, read_only: bool, idempotent: bool, destructive: b
             agent_errors(fn),
             name=fn.__name__,
             title=title,
+            description=inspect.cleandoc(fn.__doc__ or ""),  # no source indentation to pay for
             annotations=ToolAnnotations(
                 title=title,
                 readOnlyHint=read_only,

@@ -1,0 +1,154 @@
+"""Checking a memory folder against itself, without changing it.
+
+The leaves are the truth and everything else is derived, so the one property that matters
+is that every leaf file on disk is reachable from the trunk (root -> branches -> leaves),
+and that every leaf the tree points at exists and parses. A search can only find what the
+walk finds: an unreachable leaf is a memory that is silently lost to every answer.
+
+Unlike :class:`ihmt.Memory`, which repairs what it finds damaged (rebuild, quarantine),
+the check only reads: it is safe to run beside live servers and on a copy sent for
+diagnosis. Its advice for any problem is ``ihmt rebuild``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from .errors import DamagedFileError, StoreError
+from .store.leaves import checksum, read_leaf
+from .store.store import Store, resolve_store_path
+
+LIST_CAP = 20  # ids listed per kind of problem; the counts are always complete
+
+
+def check_store(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Walk the tree from the trunk and compare it with the files on disk.
+
+    Returns a JSON-ready dict: ``ok``, ``path``, ``problems`` (sentences), ``stats`` and
+    the detailed findings (``unreachable``, ``missing``, ``damaged_leaves``,
+    ``damaged_branches``, ``edited``, ``orphan_branches``, ``quarantined``).
+    """
+    spath = resolve_store_path(path)
+    report: dict[str, Any] = {"path": str(spath), "ok": False, "problems": [], "stats": {}}
+    if not (spath / "root.json").exists() and not (spath / "layer_0").exists():
+        report["problems"].append(f"no memory at {spath}")
+        return report
+    try:
+        store = Store.open(spath)
+    except StoreError as exc:
+        report["problems"].append(str(exc))
+        return report
+    problems: list[str] = report["problems"]
+
+    on_disk, damaged_leaves, edited, parents = _scan_leaves(store)
+    try:
+        root = store.root()
+    except DamagedFileError as exc:
+        problems.append(f"{exc}: run 'ihmt rebuild' to recreate it from the leaves")
+        report["stats"] = {"leaf_files": len(on_disk) + len(damaged_leaves)}
+        return report
+
+    reachable: dict[str, str | None] = {}  # leaf id -> parent branch id (None: at the trunk)
+    branches_seen: set[str] = set()
+    damaged_branches: list[str] = []
+    depth = 0
+    stack: list[tuple[dict[str, Any], str | None, int]] = [(e, None, 1) for e in root["top"]]
+    while stack:
+        entry, parent, level = stack.pop()
+        node_id = str(entry.get("id"))
+        layer = int(entry.get("layer", 0))
+        if layer == 0:
+            reachable[node_id] = parent
+            depth = max(depth, level)
+            continue
+        if node_id in branches_seen:
+            continue
+        branches_seen.add(node_id)
+        try:
+            branch, _ = store.branch(node_id, layer)
+        except (DamagedFileError, ValueError) as exc:
+            damaged_branches.append(f"{node_id}: {exc}")
+            continue
+        stack.extend((child, node_id, level + 1) for child in branch.children)
+
+    unreachable = sorted(set(on_disk) - set(reachable))
+    missing = sorted(i for i in reachable if i not in on_disk and i not in damaged_leaves)
+    stale_parent = sorted(i for i, p in reachable.items() if i in parents and parents[i] != p)
+    branch_files = {p.stem for p in store.iter_branch_paths()}
+    orphan_branches = sorted(branch_files - branches_seen)
+    qdir = spath / "quarantine"
+    quarantined = sorted(p.name for p in qdir.glob("L-*")) if qdir.is_dir() else []
+
+    if unreachable:
+        problems.append(f"{len(unreachable)} leaf file(s) are not reachable from the root, so "
+                        "no search can find them: run 'ihmt rebuild'")
+    if missing:
+        problems.append(f"{len(missing)} leaf(s) the tree points at have no file: "
+                        "run 'ihmt rebuild'")
+    if damaged_leaves:
+        problems.append(f"{len(damaged_leaves)} leaf file(s) cannot be parsed; 'ihmt rebuild' "
+                        "moves them to quarantine/ (their text is kept)")
+    if damaged_branches:
+        problems.append(f"{len(damaged_branches)} branch file(s) are missing or damaged: "
+                        "run 'ihmt rebuild'")
+    if int(root.get("n_leaves", -1)) != len(reachable):
+        problems.append(f"root.json counts {root.get('n_leaves')} leaves but the walk reached "
+                        f"{len(reachable)}: run 'ihmt rebuild'")
+
+    report.update(
+        ok=not problems,
+        stats={
+            "leaves": len(reachable),
+            "leaf_files": len(on_disk) + len(damaged_leaves),
+            "branches": len(branches_seen),
+            "branch_files": len(branch_files),
+            "depth": depth,
+            "top_nodes": len(root["top"]),
+            "domains": {d: v.get("n_leaves", 0) for d, v in sorted(root["domains"].items())},
+        },
+        unreachable=_capped(unreachable),
+        missing=_capped(missing),
+        damaged_leaves=_capped(sorted(f"{k}: {v}" for k, v in damaged_leaves.items())),
+        damaged_branches=_capped(sorted(damaged_branches)),
+        # Informational: a leaf whose text no longer matches its checksum was edited by
+        # hand (allowed: the files are the user's), a stale parent stamp or a leftover
+        # branch of an interrupted event costs nothing.
+        edited=_capped(sorted(edited)),
+        stale_parent=_capped(stale_parent),
+        orphan_branches=_capped(orphan_branches),
+        quarantined=_capped(quarantined),
+        # A write under way right now looks the same as one a crash cut short; either way
+        # the next save finishes the repair, so it is reported but is not a failure.
+        interrupted_write=store.interrupted(),
+    )
+    return report
+
+
+def _scan_leaves(store: Store) -> tuple[dict[str, Path], dict[str, str], list[str],
+                                        dict[str, str | None]]:
+    """Every leaf file: parsed ones by id, damaged ones with the reason, hand-edited ids
+    and each leaf's recorded parent."""
+    on_disk: dict[str, Path] = {}
+    damaged: dict[str, str] = {}
+    edited: list[str] = []
+    parents: dict[str, str | None] = {}
+    for path in store.iter_leaf_paths():
+        try:
+            leaf = read_leaf(path)
+        except DamagedFileError as exc:
+            damaged[path.stem] = str(exc)
+            continue
+        if leaf.id != path.stem:
+            damaged[path.stem] = f"its header names another id ({leaf.id})"
+            continue
+        on_disk[leaf.id] = path
+        parents[leaf.id] = leaf.parent
+        if leaf.checksum and leaf.checksum != checksum(leaf.text):
+            edited.append(leaf.id)
+    return on_disk, damaged, edited, parents
+
+
+def _capped(items: list[str]) -> dict[str, Any]:
+    return {"count": len(items), "items": items[:LIST_CAP]}

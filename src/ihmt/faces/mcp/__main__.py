@@ -1,0 +1,6 @@
+"""``python -m ihmt.faces.mcp``: what agents are configured to launch."""
+
+from .server import run
+
+if __name__ == "__main__":
+    run()

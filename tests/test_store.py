@@ -174,3 +174,51 @@ def test_domain_names_cannot_escape_the_store(mem: Memory, bad: str) -> None:
 def test_safe_name_normalises() -> None:
     assert safe_name("Software.Java") == "software.java"
     assert safe_name("my domain!") == "my-domain"
+
+
+def test_lone_surrogates_and_nul_are_cleaned_not_crashing(mem: Memory) -> None:
+    rep = mem.save("broken \ud800 half and a \x00 nul")
+    assert any("surrogate" in w for w in rep.warnings)
+    assert any("NUL" in w for w in rep.warnings)
+    text = mem.get(rep.ids[0]).text
+    assert "\ufffd" in text and "\x00" not in text
+
+
+def test_oversized_input_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
+    m = Memory.open(tmp_path / "s", create=True, config={"max_input_bytes": 1000})
+    with pytest.raises(InputError, match="1,000-byte limit"):
+        m.save("x" * 1001)
+    big = tmp_path / "big.txt"
+    big.write_text("y" * 5000)
+    with pytest.raises(InputError, match="limit"):
+        m.ingest_file(big)
+    assert m.stats()["leaves"] == 0
+
+
+@pytest.mark.parametrize("bad", [None, 42, b"bytes", ["list"]])
+def test_non_text_content_is_refused(mem: Memory, bad) -> None:
+    with pytest.raises(InputError, match="must be text"):
+        mem.save(bad)
+
+
+@pytest.mark.parametrize("tags", [[""], [42], ["x" * 101]])
+def test_bad_tags_are_refused(mem: Memory, tags) -> None:
+    with pytest.raises(InputError):
+        mem.save("fine text", tags=tags)
+
+
+def test_ingest_of_a_folder_path_as_file_is_a_clear_error(mem: Memory, tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="not a regular file"):
+        mem.ingest_file(tmp_path)
+    with pytest.raises(InputError, match="no such file"):
+        mem.ingest_file(tmp_path / "missing.md")
+
+
+def test_code_is_undated_and_statements_are_dated_the_day_they_are_told(mem: Memory) -> None:
+    code = mem.save("def add(a, b):\n    return a + b\n", content_type="code")
+    assert mem.get(code.ids[0]).date is None
+    note = mem.save("We picked Redis for the session cache")
+    assert mem.get(note.ids[0]).date is not None
+    doc = mem.ingest_text("Step 1: preheat. Step 2: bake.", source="recipe.txt")
+    assert all(mem.get(i).date is None for i in doc.ids)
+    assert all(mem.get(i).saved_at for i in doc.ids)

@@ -696,7 +696,6 @@ def clean_text(content: Any, max_bytes: int) -> tuple[str, list[str]]:
     try:
         size = len(content.encode("utf-8"))
     except UnicodeEncodeError:
-        content = content.encode("utf-8", "replace").decode("utf-8")
         content = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in content)
         size = len(content.encode("utf-8"))
         warnings.append("lone surrogate characters were replaced by U+FFFD")

@@ -372,9 +372,14 @@ def _passthrough(name: str, rest: list[str], path: str | None, as_json: bool) ->
         run()
         return 0
     if name == "gui":
-        from .gui.app import main_gui
+        g = argparse.ArgumentParser(prog="ihmt gui")
+        g.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: a free one)")
+        g.add_argument("--no-browser", action="store_true", help="print the address only")
+        ga = g.parse_args(rest)
+        from .gui import serve  # lazy: other commands never load starlette/uvicorn
 
-        return main_gui(rest + (["--path", path] if path else []))
+        serve(Path(path).expanduser() if path else None, ga.port, not ga.no_browser)
+        return 0
     if name == "project":
         from .project_cli import main_project
 

@@ -11,13 +11,14 @@ from collections.abc import Callable
 
 from mcp.server.mcpserver import MCPServer
 
-from . import memory_tools
+from . import memory_tools, project_tools
 from ._common import ServerState
 
 Register = Callable[[MCPServer, ServerState], None]
 
 FAMILIES: tuple[Register, ...] = (
     memory_tools.register,
+    project_tools.register,
 )
 
 __all__ = ["FAMILIES", "Register", "ServerState"]

@@ -82,6 +82,7 @@ class Memory:
                                           self.config.summarizer_model)
         self.consolidator = Consolidator(store, self.summarizer)
         self.timeline = FactTimeline(store.state_dir)
+        self._facts_damage = 0
         self._bulk_depth = 0
         self._bulk_root: dict[str, Any] | None = None
         self._bulk_catalog: list[dict[str, Any]] = []
@@ -171,17 +172,18 @@ class Memory:
         self._rebuild_locked()
         self.store.end_write()
 
-    def _repair(self, reason: str) -> None:
+    def _repair(self, reason: str, *, force: bool = False) -> None:
         """Rebuild the derived files, unless another process repaired them meanwhile."""
-        with self.store.lock.hold():
+        with self._mutex, self.store.lock.hold():
             self.store.clear_cache()
-            try:
-                self.store.root()
-                for _ in self.walk():
+            if not force:
+                try:
+                    self.store.root()
+                    for _ in self.walk():
+                        pass
+                    return
+                except DamagedFileError:
                     pass
-                return
-            except DamagedFileError:
-                pass
             msg = f"{reason}; derived files rebuilt from the leaves"
             log.warning(msg)
             self.store.problems.append(msg)
@@ -206,7 +208,7 @@ class Memory:
 
             when = find_date(text) or _date.today().isoformat()
         report = self._store_text(text, data_type=data_type, domain=dom, date=when,
-                                  tags=list(tags), source=source, language=None)
+                                  tags=_clean_tags(tags), source=source, language=None)
         report.warnings = warnings + report.warnings
         if prior is not None:
             self._apply_replaces(report, prior)
@@ -222,8 +224,9 @@ class Memory:
         clean, warnings = clean_text(text, self.config.max_input_bytes)
         dt, dom = self._classify(clean, source, domain, data_type or "auto")
         report = self._store_text(clean, data_type=dt, domain=dom,
-                                  date=_parse_date(date) if date else None, tags=list(tags),
-                                  source=source, language=language_for(source))
+                                  date=_parse_date(date) if date else None,
+                                  tags=_clean_tags(tags), source=source,
+                                  language=language_for(source))
         report.warnings = warnings + report.warnings
         return report
 
@@ -238,7 +241,7 @@ class Memory:
                      data_type: str | None = None, tags: Iterable[str] = ()
                      ) -> Iterator[IngestItem]:
         """Ingest files and folders (recursively), yielding each result or skip reason."""
-        tags = list(tags)
+        tags = _clean_tags(tags)
         for target in expand_paths(paths):
             if isinstance(target, tuple):
                 yield IngestItem(path=str(target[0]), skipped=target[1])
@@ -251,6 +254,8 @@ class Memory:
 
     def _classify(self, text: str, source: str | None, domain: str | None,
                   content_type: str | None) -> tuple[str, str]:
+        _check_optional_text(content_type, "content_type")
+        _check_optional_text(source, "source")
         ct = (content_type or "auto").upper()
         if ct != "AUTO" and ct not in DATA_TYPES:
             raise InputError(f"content_type {content_type!r} is not one of "
@@ -264,7 +269,6 @@ class Memory:
 
     def _store_text(self, text: str, *, data_type: str, domain: str, date: str | None,
                     tags: list[str], source: str | None, language: str | None) -> SaveReport:
-        tags = [_clean_tag(t) for t in tags]
         chunks = split(text, data_type, self.config, language=language)
         now = utcnow()
         prepared: list[tuple[Leaf, Counter[str]]] = []
@@ -312,6 +316,7 @@ class Memory:
                 self._add_leaves(root, prepared, report, durable=True)
                 self.store.catalog_append(self._catalog_buf)
                 self._catalog_buf = []
+                root["facts_size"] = self._facts_size()
                 self.store.write_root(root)
 
     def _add_leaves(self, root: dict[str, Any], prepared: list[tuple[Leaf, Counter[str]]],
@@ -397,6 +402,7 @@ class Memory:
             os.sync()
             self.store.catalog_append(self._bulk_catalog)
             self._bulk_catalog = []
+            root["facts_size"] = self._facts_size()
             self.store.write_root(root)
             self.store.end_write()
         finally:
@@ -430,21 +436,53 @@ class Memory:
         facts: list[Fact] = []
         marks: list[tuple[str, str, str]] = []
 
-        def collect(leaf: Leaf) -> None:
-            if leaf.date and leaf.data_type != "CODE":
-                facts.extend(extract_facts(leaf.text, leaf.date, source=leaf.id))
-            newer = leaf.extra.get("superseded_by")
-            if isinstance(newer, str):
-                marks.append((leaf.id, newer, (leaf.date or leaf.saved_at or "")[:10]))
+        rep = _rebuild(self.store, self.consolidator, force_close=True,
+                       on_leaf=lambda leaf: _leaf_facts(leaf, facts, marks))
+        rep["facts"] = self._reset_timeline(facts, marks)
+        return rep
 
-        rep = _rebuild(self.store, self.consolidator, force_close=True, on_leaf=collect)
+    def _reset_timeline(self, facts: list[Fact], marks: list[tuple[str, str, str]]) -> int:
+        """Rewrite the timeline from what the leaves say (lock held)."""
         facts.sort(key=lambda f: (f.date, f.source or ""))
-        rep["facts"] = self.timeline.rebuild(facts)
+        n = self.timeline.rebuild(facts)
         known = self.timeline.outdated_map()
         for old, new, when in marks:
             if known.get(old) != new:
                 self.timeline.mark_outdated(old, new, when or None)
-        return rep
+        root = _copy_root(self.store.root())
+        root["facts_size"] = self._facts_size()
+        self.store.write_root(root)
+        self._facts_damage = self.timeline.damaged_lines
+        return n
+
+    def _facts_size(self) -> int:
+        try:
+            return self.timeline.path.stat().st_size
+        except OSError:
+            return 0
+
+    def _check_timeline(self) -> None:
+        """A fact log shorter than the trunk says, or with damaged lines, is rebuilt from
+        the leaves (it is derived from them), and the repair is reported once."""
+        self.timeline.refresh()
+        shrunk = self._facts_size() < int(self.store.root().get("facts_size", 0))
+        damaged = self.timeline.damaged_lines > self._facts_damage
+        if not (shrunk or damaged):
+            return
+        with self._mutex, self.store.lock.hold():
+            facts: list[Fact] = []
+            marks: list[tuple[str, str, str]] = []
+            for path in self.store.iter_leaf_paths():
+                try:
+                    leaf = self.store.read_leaf(path.stem, path.parent.name)
+                except (DamagedFileError, NotFoundError):
+                    continue
+                _leaf_facts(leaf, facts, marks)
+            self._reset_timeline(facts, marks)
+        msg = ("the fact timeline (state/facts.jsonl) was damaged or truncated; it was rebuilt "
+               "from the memories")
+        log.warning(msg)
+        self.store.problems.append(msg)
 
     # ------------------------------------------------------------------ reading
     def search(self, query: str, top_k: int = 10, *, clue: str | None = None) -> SearchResult:
@@ -485,7 +523,7 @@ class Memory:
                             date=e.get("date_from"), path=c.path, title=e.get("title", ""),
                             excerpt=e.get("excerpt", ""), source=e.get("source"),
                             tags=list(e.get("tags") or []), matched=c.matched, _loader=loader))
-        self.timeline.refresh()
+        self._check_timeline()
         annotate(hits, self.timeline, self._excerpt)
         value = None
         intent = fact_intent(query)
@@ -564,7 +602,11 @@ class Memory:
             result.leaf_reads += 1
             try:
                 return self.store.read_leaf(hit.id, hit.domain).text
-            except (NotFoundError, DamagedFileError) as exc:
+            except DamagedFileError as exc:
+                # The leaf went to quarantine: re-derive the tree so nothing points at it.
+                self._repair(str(exc), force=True)
+                return f"[unavailable: {exc}]"
+            except NotFoundError as exc:
                 return f"[unavailable: {exc}]"
         return load
 
@@ -755,10 +797,37 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path | tup
             yield p
 
 
-def _parse_date(value: str) -> str:
+def _parse_date(value: Any) -> str:
+    if not isinstance(value, str):
+        raise InputError(f"a date must be text like 2026-02-03, not {type(value).__name__}")
     from .ingest.dates import parse_date_arg
 
     return parse_date_arg(value)
+
+
+def _leaf_facts(leaf: Leaf, facts: list[Fact], marks: list[tuple[str, str, str]]) -> None:
+    """What a leaf contributes to the timeline: its facts, and a correction it records."""
+    if leaf.date and leaf.data_type != "CODE":
+        facts.extend(extract_facts(leaf.text, leaf.date, source=leaf.id))
+    newer = leaf.extra.get("superseded_by")
+    if isinstance(newer, str):
+        marks.append((leaf.id, newer, (leaf.date or leaf.saved_at or "")[:10]))
+
+
+def _clean_tags(tags: Any) -> list[str]:
+    """A list of labels; one label may be given as a plain string."""
+    if tags is None:
+        return []
+    if isinstance(tags, str):
+        tags = [tags]
+    if not isinstance(tags, (list, tuple, set, frozenset)):
+        raise InputError(f"tags must be a list of text labels, not {type(tags).__name__}")
+    return [_clean_tag(t) for t in tags]
+
+
+def _check_optional_text(value: Any, what: str) -> None:
+    if value is not None and not isinstance(value, str):
+        raise InputError(f"{what} must be text, not {type(value).__name__}")
 
 
 def _clean_tag(tag: Any) -> str:

@@ -23,7 +23,7 @@ class WriteLock:
     def __init__(self, path: Path, timeout: float = 60.0) -> None:
         self.path = path
         self.timeout = timeout
-        self._file = FileLock(str(path), thread_local=False)
+        self._file = FileLock(str(path), thread_local=False, mode=0o600)
         self._thread = threading.RLock()
 
     def acquire(self) -> None:

@@ -412,7 +412,8 @@ class FactTimeline:
         """Append whole lines with one write and an fsync; terminate a torn tail first."""
         try:
             self.state_dir.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "a+b") as fh:
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+            with os.fdopen(fd, "a+b") as fh:
                 end = fh.seek(0, os.SEEK_END)
                 prefix = b""
                 if end:
@@ -567,7 +568,8 @@ class FactTimeline:
         tmp = self.path.with_name(f"{FACTS_FILE}.tmp-{os.getpid()}")
         try:
             self.state_dir.mkdir(parents=True, exist_ok=True)
-            with open(tmp, "wb") as fh:
+            with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
+                           "wb") as fh:
                 fh.write(b"".join(payload))
                 fh.flush()
                 os.fsync(fh.fileno())

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import Config
-from .errors import DamagedFileError, InputError, NotFoundError, StoreError
+from .errors import DamagedFileError, InputError, NotFoundError, SecretError, StoreError
 from .ingest.dates import query_time_range, strip_time_words
 from .ingest.detect import detect
 from .ingest.languages import language_for
@@ -200,6 +200,7 @@ class Memory:
         earlier memory this one corrects.
         """
         text, warnings = clean_text(content, self.config.max_input_bytes)
+        text = self._screen_secrets(text, warnings)
         prior = self._find_replaced(replaces) if replaces else None
         data_type, dom = self._classify(text, None, domain, content_type)
         when = _parse_date(date) if date else None
@@ -222,6 +223,7 @@ class Memory:
         Dates come from the text (or ``date``); undated content stays undated.
         """
         clean, warnings = clean_text(text, self.config.max_input_bytes)
+        clean = self._screen_secrets(clean, warnings, where=source)
         dt, dom = self._classify(clean, source, domain, data_type or "auto")
         report = self._store_text(clean, data_type=dt, domain=dom,
                                   date=_parse_date(date) if date else None,
@@ -251,6 +253,28 @@ class Memory:
                 yield IngestItem(path=str(target), report=rep)
             except (InputError, OSError) as exc:
                 yield IngestItem(path=str(target), skipped=str(exc))
+
+    def _screen_secrets(self, text: str, warnings: list[str], where: str | None = None) -> str:
+        """Apply the ``secrets`` policy: refuse (default), redact, or off."""
+        policy = self.config.secrets
+        if policy == "off":
+            return text
+        from .secrets import find_secrets, redact
+
+        found = find_secrets(text)
+        if not found:
+            return text
+        what = "; ".join(f"{f.kind.replace('_', ' ')} on line {f.line} ({f.preview})"
+                         for f in found[:5])
+        if policy == "redact":
+            warnings.append(f"redacted {len(found)} likely secret(s): {what}")
+            return redact(text)[0]
+        place = f" in {where}" if where else ""
+        raise SecretError(
+            f"not saved: this looks like it holds a secret{place}: {what}. Remove it (or "
+            "replace it with [REDACTED]) and save the rest; never store credentials in "
+            "memory. To change this, set \"secrets\" to \"redact\" or \"off\" in "
+            "ihmt.config.json.")
 
     def _classify(self, text: str, source: str | None, domain: str | None,
                   content_type: str | None) -> tuple[str, str]:

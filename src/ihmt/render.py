@@ -12,10 +12,17 @@ from .model import Hit, SearchResult
 from .text import clip, count_tokens
 
 
+def safe(text: str) -> str:
+    """Text for output with anything that looks like a credential replaced."""
+    from .secrets import redact
+
+    return redact(text)[0]
+
+
 def _line(h: Hit, width: int = 110) -> str:
     src = f" {h.source}" if h.source else ""
     flag = " OUTDATED" if h.outdated else ""
-    return f"[{h.when}] {h.domain}{src}{flag} · {clip(h.excerpt or h.title, width)}"
+    return f"[{h.when}] {h.domain}{src}{flag} · {clip(safe(h.excerpt or h.title), width)}"
 
 
 def compact_answer(result: SearchResult, max_tokens: int = 900, *, full: bool = False,
@@ -51,7 +58,7 @@ def compact_answer(result: SearchResult, max_tokens: int = 900, *, full: bool = 
     if full:
         lines.append(f"id {best.id} path {' > '.join(best.path)}")
     budget = max_tokens - count_tokens("\n".join(lines + rest)) - 20
-    body = best.text.strip()
+    body = safe(best.text.strip())
     if count_tokens(body) > budget:
         body = body[: max(200, budget * 4)].rstrip() + " […]"
 
@@ -86,8 +93,8 @@ def result_dict(result: SearchResult, *, with_text: bool = True) -> dict[str, An
             {
                 "id": h.id, "score": h.score, "date": h.date, "domain": h.domain,
                 "source": h.source, "tags": h.tags, "path": h.path, "outdated": h.outdated,
-                "notices": h.notices, "matched": h.matched, "excerpt": h.excerpt,
-                **({"text": h.text} if with_text and i == 0 else {}),
+                "notices": h.notices, "matched": h.matched, "excerpt": safe(h.excerpt),
+                **({"text": safe(h.text)} if with_text and i == 0 else {}),
             }
             for i, h in enumerate(result.hits)
         ],

@@ -127,6 +127,10 @@ def cmd_save(args: argparse.Namespace) -> int:
     if rep.duplicates:
         text += f"; {rep.duplicates} already stored"
     extra = [f"notice: {n}" for n in rep.notices] + [f"warning: {w}" for w in rep.warnings]
+    extra += [f"flagged OUTDATED: {i} (corrected by {rep.ids[0]})" for i in rep.outdated]
+    if rep.candidates:
+        extra.append("several memories match 'replaces'; choose with: ihmt mark-outdated "
+                     f"<old_id> {rep.ids[0]}  — candidates: {', '.join(rep.candidates)}")
     out(args, data, "\n".join([text, *extra]))
     return 0
 

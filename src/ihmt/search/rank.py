@@ -30,7 +30,9 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
     best = hits[0]
     coverage = sum(weights[t] for t in set(best.matched) if t in weights) / total
     s1 = best.score
-    s2 = hits[1].score if len(hits) > 1 else 0.0
+    # Superseded memories are history, shown with their correction: not rivals.
+    current = [h for h in hits[1:] if not h.outdated]
+    s2 = current[0].score if current else 0.0
     margin = (s1 - s2) / s1 if s1 > 0 else 0.0
     result.confidence = round(0.6 * coverage + 0.4 * margin, 3)
     strong = [t for t in best.matched if weights.get(t, 0) >= 0.5 * max(weights.values())]
@@ -41,7 +43,7 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
         result.message = ("no memory matches this query; the closest entries share only "
                           f"'{', '.join(best.matched)}' with it")
         return
-    rivals = [h for h in hits[1:] if h.score >= s1 * (1.0 - cfg.ambiguity_margin)]
+    rivals = [h for h in current if h.score >= s1 * (1.0 - cfg.ambiguity_margin)]
     if result.confidence < cfg.confidence_threshold or rivals:
         result.status = "AMBIGUOUS"
         n = 1 + len(rivals)

@@ -155,3 +155,15 @@ def test_no_sequence_of_saves_loses_a_fact(tmp_path_factory, moves) -> None:
     latest = max(day for _, day in moves)
     active = m.active_state()["user::location"]
     assert active.value in {city for city, day in moves if day == latest}
+
+
+def test_the_correction_leads_even_when_only_the_old_words_match(tmp_path: Path) -> None:
+    m = Memory.open(tmp_path / "s", create=True)
+    old = m.save("The staging database runs on host db-eu-7.", date="2026-01-05").ids[0]
+    rep = m.save("Moved: it is db-eu-9 from today.", date="2026-03-01",
+                 replaces="staging database host db-eu-7")
+    assert rep.outdated == [old]
+    res = m.search("which host runs the staging database")
+    assert res.status == "FOUND"
+    assert res.best.id == rep.ids[0] and "db-eu-9" in res.best.text
+    assert res.hits[1].id == old and res.hits[1].outdated

@@ -28,7 +28,7 @@ from .ingest.detect import detect
 from .ingest.languages import language_for
 from .ingest.split import split
 from .model import DATA_TYPES, Fact, Hit, Leaf, SearchResult
-from .search.answer import annotate, fact_hits, finish, rerank
+from .search.answer import annotate, corrections_first, fact_hits, finish, rerank
 from .search.descent import descend
 from .search.intent import asks_for_current, fact_intent
 from .store import files
@@ -560,6 +560,9 @@ class Memory:
         if value is None:
             rerank(hits, query=base, clue=clue, period=period, stemmer=stem, current=current,
                    idf=d.idf)
+            if not period:
+                hits = corrections_first(hits, self.timeline,
+                                         lambda i: self._hit_for(i, result))
         result.hits = hits
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value)

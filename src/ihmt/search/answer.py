@@ -84,6 +84,31 @@ def _newest_first(hits: list[Hit], idf: dict[str, float]) -> None:
     hits.sort(key=lambda h: -h.score)
 
 
+def corrections_first(hits: list[Hit], timeline: FactTimeline,
+                      make_hit: Callable[[str], Hit | None]) -> list[Hit]:
+    """Put the memory that corrects an outdated one right before it (loading it when the
+    query did not match it), so an answer always leads with the current version."""
+    out = list(hits)
+    for h in list(out):
+        newer = timeline.outdated_by(h.id)
+        if not newer or newer == h.id:
+            continue
+        pos = out.index(h)
+        fix = next((x for x in out if x.id == newer), None)
+        if fix is None:
+            fix = make_hit(newer)
+            if fix is None:
+                continue
+            fix.matched = list(h.matched)
+        elif out.index(fix) < pos:
+            continue
+        else:
+            out.remove(fix)
+        fix.score = max(fix.score, h.score * 1.01)
+        out.insert(out.index(h), fix)
+    return out
+
+
 def fact_hits(attribute: str, timeline: FactTimeline, period: tuple[str, str] | None,
               make_hit: Callable[[str], Hit | None]) -> tuple[list[Hit], str | None]:
     """Hits for a question about a tracked fact: the value true now (or at the end of the

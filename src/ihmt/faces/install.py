@@ -38,6 +38,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -46,6 +47,7 @@ from typing import Any
 from ..doctor import check_store
 from ..errors import IHMTError
 from ..memory import Memory
+from ..store.files import atomic_write
 from ..store.store import resolve_store_path
 
 try:  # Python 3.11+
@@ -659,17 +661,14 @@ def _atomic_write(path: Path, text: str) -> None:
     target = path.resolve() if path.is_symlink() else path
     target.parent.mkdir(parents=True, exist_ok=True)
     mode = target.stat().st_mode & 0o777 if target.exists() else None
-    tmp = target.with_name(f".{target.name}.ihmt-tmp-{os.getpid()}")
     try:
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
+        # A new config gets open()'s usual 0o666 less the umask; an existing one is never
+        # looser than before, even for the moment between the rename and the chmod.
+        atomic_write(target, text, durable=True, sync_dir=False,
+                     mode=0o666 if mode is None else mode)
         if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, target)
+            os.chmod(target, mode)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise InstallError(f"cannot write {target}: {exc.strerror or exc}") from exc
 
 
@@ -1016,34 +1015,33 @@ def _print_result(result: InstallResult, args: argparse.Namespace) -> None:
                 print(c.diff.rstrip("\n"))
 
 
-def main_install(argv: list[str] | None = None) -> int:
-    """``ihmt install AGENT [--scope user|project] [--home DIR] [--dry-run] ...``"""
-    args = _parser("ihmt install", agent_help=", ".join(WRITABLE_AGENTS),
-                   install=True).parse_args(argv)
+def _run_and_print(action: Callable[..., InstallResult], args: argparse.Namespace,
+                   **options: Any) -> int:
+    """Run ``install`` or ``uninstall`` with the options both take from ``args``, plus
+    ``options``; print the result (or the error on stderr) and return the exit code."""
     try:
-        result = install(args.agent, args.scope, memory_home=args.home,
-                         project=Path(args.project) if args.project else None,
-                         dry_run=args.dry_run, use_cli=False if args.no_cli else None)
+        result = action(args.agent, args.scope, **options,
+                        project=Path(args.project) if args.project else None,
+                        dry_run=args.dry_run, use_cli=False if args.no_cli else None)
     except IHMTError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     _print_result(result, args)
     return 0
+
+
+def main_install(argv: list[str] | None = None) -> int:
+    """``ihmt install AGENT [--scope user|project] [--home DIR] [--dry-run] ...``"""
+    args = _parser("ihmt install", agent_help=", ".join(WRITABLE_AGENTS),
+                   install=True).parse_args(argv)
+    return _run_and_print(install, args, memory_home=args.home)
 
 
 def main_uninstall(argv: list[str] | None = None) -> int:
     """``ihmt uninstall AGENT [--scope user|project] [--dry-run]`` (the memory is kept)."""
     args = _parser("ihmt uninstall", agent_help=", ".join(WRITABLE_AGENTS),
                    install=False).parse_args(argv)
-    try:
-        result = uninstall(args.agent, args.scope,
-                           project=Path(args.project) if args.project else None,
-                           dry_run=args.dry_run, use_cli=False if args.no_cli else None)
-    except IHMTError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    _print_result(result, args)
-    return 0
+    return _run_and_print(uninstall, args)
 
 
 def main_print_config(argv: list[str] | None = None) -> int:

@@ -19,10 +19,10 @@ from .rank import assess
 
 BOTH = 1.6  # a candidate matching the query and the clue
 ONE_ONLY = 0.7  # matching only one of them
-IN_PERIOD = 1.5  # dated inside the period the query names
-OUT_OF_PERIOD = 0.6
+IN_PERIOD = 1.3  # dated inside the period the query names
+OUT_OF_PERIOD = 0.85
 RIVAL = 0.6  # share of the best score above which a match may be a version of the same fact
-OUTDATED = 0.5  # superseded memories yield to current ones (unless a past period is asked)
+OUTDATED = 1.0  # superseded memories keep their rank: corrections_first puts the fix before them
 
 
 def annotate(hits: list[Hit], timeline: FactTimeline, excerpt_of: Callable[[str], str]) -> None:
@@ -89,8 +89,14 @@ def corrections_first(hits: list[Hit], timeline: FactTimeline,
     """Put the memory that corrects an outdated one right before it (loading it when the
     query did not match it), so an answer always leads with the current version."""
     out = list(hits)
+    if not any(h.outdated for h in out):
+        return out
+    by_fact = {c.old_source: c.new_source for c in timeline.conflicts()
+               if c.old_source and c.new_source}
     for h in list(out):
-        newer = timeline.outdated_by(h.id)
+        if not h.outdated:
+            continue
+        newer = timeline.outdated_by(h.id) or by_fact.get(h.id)
         if not newer or newer == h.id:
             continue
         pos = out.index(h)

@@ -38,8 +38,8 @@ def fact_intent(query: str) -> str | None:
 
 
 _CURRENT = re.compile(
-    r"\b(now|today|currently|current|latest|nowadays|these days|anymore|still|at the moment"
-    r"|ahora|hoy|actualmente|actual|todavia|hoy en dia|a dia de hoy)\b")
+    r"\b(now|today|currently|current|latest|nowadays|these days|at the moment"
+    r"|ahora|hoy|actualmente|actual|hoy en dia|a dia de hoy)\b")
 
 
 def asks_for_current(query: str) -> bool:

@@ -51,22 +51,24 @@ def ensure_dir(path: Path) -> Path:
 
 
 def atomic_write(path: Path, data: str | bytes, *, durable: bool = False,
-                 sync_dir: bool | None = None) -> None:
+                 sync_dir: bool | None = None, mode: int = FILE_MODE) -> None:
     """Write ``data`` to ``path`` so that readers see the old or the new file, never half.
 
     ``durable`` adds fsync of the file and its folder: used for leaves (the source of
     truth), skipped for derived files, which can always be rebuilt. ``sync_dir=False``
     syncs the data but not the folder: for rewriting a file that already exists, where
     losing the rename in a power cut just leaves the previous complete version.
+    ``mode`` is the permission the file is created with, less the umask (as ``open``
+    does): private by default, as store files are.
     """
     payload = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     tmp = path.parent / f".{path.name}.{os.getpid()}.{threading.get_ident()}.part"
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(tmp, flags, FILE_MODE)
+        fd = os.open(tmp, flags, mode)
     except FileNotFoundError:
         ensure_dir(path.parent)
-        fd = os.open(tmp, flags, FILE_MODE)
+        fd = os.open(tmp, flags, mode)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)

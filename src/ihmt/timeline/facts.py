@@ -35,6 +35,7 @@ from typing import Any
 
 from ..errors import InputError, StoreError
 from ..model import Fact
+from ..store.files import fsync_dir
 from ..text import fold
 
 __all__ = ["FACTS_FILE", "FactTimeline", "Notice"]
@@ -580,16 +581,7 @@ class FactTimeline:
                 f"cannot rewrite {self.path}: {exc}. Check the folder's permissions and free "
                 "disk space; the previous log is untouched."
             ) from exc
-        try:  # make the rename itself durable (POSIX); not possible on every platform
-            fd = os.open(self.state_dir, os.O_RDONLY)
-        except OSError:
-            return
-        try:
-            os.fsync(fd)
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
+        fsync_dir(self.state_dir)  # make the rename itself durable (POSIX)
 
     # -- views ----------------------------------------------------------------------------------
 

@@ -10,21 +10,18 @@ first one's notes and none of its declared roots.
 
 from __future__ import annotations
 
-import functools
 import os
-import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from anyio.from_thread import BlockingPortal, start_blocking_portal
-from mcp import ClientSession, StdioServerParameters
 from mcp.client.session import ClientRequestContext
-from mcp.client.stdio import stdio_client
-from mcp.types import INTERNAL_ERROR, CallToolResult, ErrorData, ListRootsResult, Root
+from mcp.types import INTERNAL_ERROR, ErrorData, ListRootsResult, Root
+
+from .mcp_client import Agent, RootsCallback, running_server, text_of
 
 MEMORY_TOOLS = {"search_memory", "save_memory", "mark_outdated"}
 PROJECT_TOOLS = {"project_map", "find_code", "read_file", "note", "recall", "digest_output"}
@@ -89,42 +86,6 @@ def test_apply_discount() -> None:
 
 
 # ---------------------------------------------------------------------- client plumbing
-class Agent:
-    """A connected client, callable from synchronous tests."""
-
-    def __init__(self, portal: BlockingPortal, session: ClientSession) -> None:
-        self.portal = portal
-        self.session = session
-
-    def call(self, tool: str, **arguments: Any) -> CallToolResult:
-        return self.portal.call(functools.partial(self.session.call_tool, tool, arguments))
-
-    def text(self, tool: str, **arguments: Any) -> str:
-        """The text of a call that must succeed."""
-        result = self.call(tool, **arguments)
-        body = _text(result)
-        assert not result.is_error, body
-        return body
-
-    def error(self, tool: str, **arguments: Any) -> str:
-        """The message of a call that must fail as a tool error (not a protocol error)."""
-        result = self.call(tool, **arguments)
-        body = _text(result)
-        assert result.is_error, body
-        return body
-
-    def tools(self) -> dict[str, Any]:
-        listed = self.portal.call(self.session.list_tools)
-        return {t.name: t for t in listed.tools}
-
-
-def _text(result: CallToolResult) -> str:
-    return "\n".join(getattr(c, "text", "") for c in result.content)
-
-
-RootsCallback = Callable[[ClientRequestContext], Awaitable[ListRootsResult | ErrorData]]
-
-
 def declaring(*roots: Path) -> RootsCallback:
     """A client's answer to roots/list: these folders as file:// roots."""
 
@@ -139,32 +100,17 @@ async def _refusing(context: ClientRequestContext) -> ErrorData:
     return ErrorData(code=INTERNAL_ERROR, message="workspace not ready")
 
 
-@asynccontextmanager
-async def _session(params: StdioServerParameters, errlog: Any,
-                   list_roots: RootsCallback | None) -> AsyncIterator[ClientSession]:
-    async with stdio_client(params, errlog=errlog) as (read, write):
-        async with ClientSession(read, write, read_timeout_seconds=60,
-                                 list_roots_callback=list_roots) as session:
-            await session.initialize()
-            yield session
-
-
-@contextmanager
-def running_server(home: Path, cwd: Path, log: Path, list_roots: RootsCallback | None = None,
-                   extra_env: dict[str, str] | None = None) -> Iterator[Agent]:
+def project_server(home: Path, cwd: Path, log: Path, list_roots: RootsCallback | None = None,
+                   extra_env: dict[str, str] | None = None) -> AbstractContextManager[Agent]:
     """A server started in ``cwd`` (as an agent starts it in its project) on memory ``home``.
 
+    It gets this process's environment (less IHMT_PROJECTS_DIR) plus ``extra_env``.
     ``list_roots`` is the client's roots/list handler; without it the client does not
     advertise the roots capability at all.
     """
     env = {k: v for k, v in os.environ.items() if k != "IHMT_PROJECTS_DIR"}
-    env["IHMT_HOME"] = str(home)
     env.update(extra_env or {})
-    params = StdioServerParameters(command=sys.executable, args=["-m", "ihmt.faces.mcp"],
-                                   env=env, cwd=str(cwd))
-    with open(log, "w") as errlog, start_blocking_portal() as portal:
-        with portal.wrap_async_context_manager(_session(params, errlog, list_roots)) as session:
-            yield Agent(portal, session)
+    return running_server(home, log, cwd=cwd, list_roots=list_roots, env=env)
 
 
 # ---------------------------------------------------------------------- fixtures
@@ -204,7 +150,7 @@ def layout(tmp_path_factory: pytest.TempPathFactory) -> Layout:
 @pytest.fixture(scope="module")
 def agent(layout: Layout) -> Iterator[Agent]:
     """The session most tests share: a client that declares ``layout.shared`` as a root."""
-    with running_server(layout.home, layout.project, layout.home.parent / "server.log",
+    with project_server(layout.home, layout.project, layout.home.parent / "server.log",
                         list_roots=declaring(layout.shared)) as client:
         yield client
 
@@ -438,7 +384,7 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(
 def test_a_new_session_starts_empty_and_without_declared_roots(agent: Agent,
                                                                layout: Layout) -> None:
     agent.text("note", text="Session one: the staging token lives in vault path kv/stage.")
-    with running_server(layout.home, layout.project,
+    with project_server(layout.home, layout.project,
                         layout.home.parent / "server2.log") as fresh:
         assert fresh.text("recall", query="staging vault token").startswith("NOT FOUND")
         # Its own hand-outs start afresh: content, not UNCHANGED.
@@ -452,7 +398,7 @@ def test_a_new_session_starts_empty_and_without_declared_roots(agent: Agent,
 
 
 def test_a_client_that_fails_to_list_roots_still_reads_the_project(layout: Layout) -> None:
-    with running_server(layout.home, layout.project, layout.home.parent / "server3.log",
+    with project_server(layout.home, layout.project, layout.home.parent / "server3.log",
                         list_roots=_refusing) as client:
         assert "reserve_stock" in client.text("read_file", path="shop/inventory.py")
         assert "outside the allowed" in client.error("read_file",
@@ -466,12 +412,12 @@ def test_a_server_started_in_the_home_folder_reads_only_declared_roots(
     home = tmp_path.resolve()
     (home / ".ssh").mkdir()
     (home / ".ssh" / "id_ed25519").write_text("PRIVATE KEY\n", encoding="utf-8")
-    with running_server(layout.home, home, tmp_path / "server4.log",
+    with project_server(layout.home, home, tmp_path / "server4.log",
                         extra_env={"HOME": str(home)}) as bare:
         assert "no folder is allowed" in bare.error("read_file", path=".ssh/id_ed25519")
-    with running_server(layout.home, home, tmp_path / "server5.log",
+    with project_server(layout.home, home, tmp_path / "server5.log",
                         list_roots=declaring(layout.project),
                         extra_env={"HOME": str(home)}) as rooted:
-        assert "PRIVATE KEY" not in _text(rooted.call("read_file", path=".ssh/id_ed25519"))
+        assert "PRIVATE KEY" not in text_of(rooted.call("read_file", path=".ssh/id_ed25519"))
         # Relative paths now resolve against the first declared root.
         assert "apply_discount" in rooted.text("read_file", path="shop/pricing.py")

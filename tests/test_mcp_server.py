@@ -8,74 +8,18 @@ a server costs a couple of seconds (importing the SDK), so one process serves mo
 
 from __future__ import annotations
 
-import functools
-import sys
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from anyio.from_thread import BlockingPortal, start_blocking_portal
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
-from mcp.types import CallToolResult
 
 from ihmt import Memory
 
+from .mcp_client import Agent, running_server
+
 MEMORY_TOOLS = {"search_memory", "save_memory", "mark_outdated"}
 SMALL_LIMIT = 3000  # max_input_bytes of the shared store, to test the size cap cheaply
-
-
-class Agent:
-    """A connected client, callable from synchronous tests."""
-
-    def __init__(self, portal: BlockingPortal, session: ClientSession) -> None:
-        self.portal = portal
-        self.session = session
-
-    def call(self, tool: str, **arguments: Any) -> CallToolResult:
-        return self.portal.call(functools.partial(self.session.call_tool, tool, arguments))
-
-    def text(self, tool: str, **arguments: Any) -> str:
-        """The text of a call that must succeed."""
-        result = self.call(tool, **arguments)
-        body = _text(result)
-        assert not result.is_error, body
-        return body
-
-    def error(self, tool: str, **arguments: Any) -> str:
-        """The message of a call that must fail as a tool error (not a protocol error)."""
-        result = self.call(tool, **arguments)
-        body = _text(result)
-        assert result.is_error, body
-        return body
-
-    def tools(self) -> dict[str, Any]:
-        listed = self.portal.call(self.session.list_tools)
-        return {t.name: t for t in listed.tools}
-
-
-def _text(result: CallToolResult) -> str:
-    return "\n".join(getattr(c, "text", "") for c in result.content)
-
-
-@asynccontextmanager
-async def _session(params: StdioServerParameters, errlog: Any) -> AsyncIterator[ClientSession]:
-    async with stdio_client(params, errlog=errlog) as (read, write):
-        async with ClientSession(read, write, read_timeout_seconds=60) as session:
-            await session.initialize()
-            yield session
-
-
-@contextmanager
-def running_server(ihmt_home: Path, log: Path) -> Iterator[Agent]:
-    """``python -m ihmt.faces.mcp`` with IHMT_HOME=ihmt_home, its stderr kept in ``log``."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "ihmt.faces.mcp"],
-                                   env={"IHMT_HOME": str(ihmt_home)})
-    with open(log, "w") as errlog, start_blocking_portal() as portal:
-        with portal.wrap_async_context_manager(_session(params, errlog)) as session:
-            yield Agent(portal, session)
 
 
 @pytest.fixture(scope="module")

@@ -168,6 +168,7 @@ class Memory:
         msg = "a previous write was interrupted; the tree was rebuilt from the leaves"
         log.warning(msg)
         self.store.problems.append(msg)
+        self.store.remove_partial_files()
         self.store.clear_cache()
         self._rebuild_locked()
         self.store.end_write()
@@ -632,6 +633,8 @@ class Memory:
             except DamagedFileError as exc:
                 # The leaf went to quarantine: re-derive the tree so nothing points at it.
                 self._repair(str(exc), force=True)
+                # Shown on this result (if read after the text) and on the next one.
+                result.notices.extend(self.store.problems)
                 return f"[unavailable: {exc}]"
             except NotFoundError as exc:
                 return f"[unavailable: {exc}]"

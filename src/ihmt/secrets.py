@@ -80,7 +80,8 @@ _TOKEN_END = r"(?![A-Za-z0-9_\-])"
 # ---------------------------------------------------------------------- placeholders
 _PLACEHOLDER_WORDS = {
     "", "none", "null", "nil", "true", "false", "undefined", "redacted", "hidden", "masked",
-    "secret", "password", "passwd", "pass", "pw", "pwd", "token", "apikey", "api_key", "api-key", "key",
+    "secret", "password", "passwd", "pass", "pw", "pwd", "token", "apikey", "api_key",
+    "api-key", "key",
     "example", "sample", "placeholder", "dummy", "fake", "test", "string", "str", "bytes",
     "int", "bool", "optional", "any", "required", "empty", "unset", "omitted", "removed",
     "todo", "tbd", "n/a", "na", "secretstr", "object", "text", "varchar", "char",

@@ -256,6 +256,21 @@ class Store:
         except OSError:
             pass
 
+    def remove_partial_files(self) -> int:
+        """Delete temporary files a killed writer left behind (lock held: no live writer
+        owns one). Their content was never acknowledged."""
+        n = 0
+        for sub in ("layer_0", "layers", "state", ""):
+            base = self.path / sub if sub else self.path
+            pattern = "*/.*.part" if sub in ("layer_0", "layers") else ".*.part"
+            for p in base.glob(pattern):
+                try:
+                    p.unlink()
+                    n += 1
+                except OSError:
+                    pass
+        return n
+
     def interrupted(self) -> bool:
         try:
             with open(self.intent_path, "rb") as fh:

@@ -24,6 +24,7 @@ import json
 import logging
 import os
 import shutil
+import sys
 from collections import OrderedDict
 from collections.abc import Iterator
 from datetime import datetime, timezone
@@ -89,7 +90,12 @@ class Branch:
             self.layer: int = int(data["layer"])
             self.domain: str = data["domain"]
             self.children: list[dict[str, Any]] = list(data["children"])
-            self.terms: dict[str, list[int]] = data["terms"]
+            # Interned keys are shared by every cached branch and tuples are smaller than
+            # lists: a warm process keeps thousands of branches.
+            raw = data.pop("terms")
+            self.terms: dict[str, tuple[int, ...]] = {
+                _intern(k): tuple(v) for k, v in raw.items()
+            } if isinstance(raw, dict) else raw
             self.n_leaves: int = int(data["n_leaves"])
             self.total_len: int = int(data["total_len"])
         except (KeyError, TypeError, ValueError) as exc:
@@ -126,7 +132,7 @@ class Store:
         self._root_sig: tuple[int, int, int] | None = None
         self._branches: OrderedDict[str, Branch] = OrderedDict()
         self._branch_weight = 0
-        self.branch_cache_limit = 400_000  # term entries kept in memory (LRU), ~100 MB
+        self.branch_cache_limit = 1_500_000  # term entries kept in memory (LRU), ~200 MB
         self.problems: list[str] = []  # damage found and repaired, reported once
 
     # ------------------------------------------------------------------ layout
@@ -337,8 +343,8 @@ class Store:
 
     # ------------------------------------------------------------------ branches
     def write_branch(self, data: dict[str, Any]) -> Branch:
+        files.write_json(self.branch_path(data["id"], int(data["layer"])), data)
         branch = Branch(data)
-        files.write_json(self.branch_path(branch.id, branch.layer), data)
         self._cache_branch(branch)
         return branch
 
@@ -410,6 +416,10 @@ class Store:
         if bad:
             log.warning("catalog: skipped %d damaged line(s); 'ihmt rebuild' rewrites it", bad)
         return out
+
+
+def _intern(term: str) -> str:
+    return sys.intern(term) if type(term) is str else term
 
 
 def domain_of_id(node_id: str) -> str:

@@ -1,6 +1,6 @@
 """Project index benchmark: does find_code return the right symbol, and what does it save?
 
-    python -m bench.project --path /work/main --questions bench/questions/ihmt.jsonl --json
+    python -m bench.project --path . --questions bench/questions/ihmt.jsonl --json
     python -m bench.project --path .venv/lib/python3.11/site-packages/rich \\
         --questions bench/questions/rich.jsonl --json
 

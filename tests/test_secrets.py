@@ -256,7 +256,7 @@ ORDINARY_NOTES = [
     "The regex for UUIDs is [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}.",
     "LoCoMo recall at 900 tokens: 0.71 (flat BM25 baseline 0.64), see BENCHMARKS.md.",
     "Ids look like L-personal-3f1c0a9e2b4d and N1-work-billing-0a1b2c3d4e5f.",
-    "Python path: /work/main/.venv/lib/python3.11/site-packages/mcp/server/mcpserver",
+    "Python path: /home/someone/project/.venv/lib/python3.11/site-packages/mcp/server/mcpserver",
     "Meeting notes: Juan moved to the Valencia office; Lucia leads the payments squad now.",
     "Test fixture uses user 'test' and password 'test' against the local container only.",
     "JIRA ticket SHOP-4821: checkout fails when the cart has more than 100 items.",

@@ -72,8 +72,7 @@ class Config:
                 setattr(cfg, f.name, type(default)(value))
             else:
                 log.warning("config key %s=%r is invalid; using %r", f.name, value, default)
-        if cfg.branch_factor < 2:
-            cfg.branch_factor = 2
+        cfg.branch_factor = min(max(cfg.branch_factor, 2), 1024)
         return cfg
 
     def to_dict(self) -> dict[str, Any]:

@@ -12,7 +12,9 @@ import re
 import unicodedata
 from collections import Counter
 
-_WORD = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+|[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+_WORD = re.compile(
+    r"[A-Za-z0-9]+(?:[-._][A-Za-z0-9]+)+|[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+_JOINERS = re.compile(r"[-._]")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 STOP_EN = frozenset(
@@ -73,8 +75,8 @@ def tokenize(text: str, stemmer: str = "english") -> list[str]:
     out: list[str] = []
     for raw in _WORD.findall(text):
         parts: list[str] = []
-        if "_" in raw:
-            parts = [p for p in raw.split("_") if p]
+        if "_" in raw or "-" in raw or "." in raw:
+            parts = [p for p in _JOINERS.split(raw) if p]
         elif not raw.islower() and not raw.isupper() and any(c.isupper() for c in raw[1:]):
             parts = _CAMEL.findall(raw)
         whole = fold(raw).replace("’", "'")

@@ -16,6 +16,7 @@ The scorer is BM25 as in Lucene (and ``bm25s``' ``lucene`` method):
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 from dataclasses import dataclass, field
@@ -111,11 +112,31 @@ def descend(store: Store, terms: list[str], k: int, *, max_files: int = 400) -> 
                     bound += idf[t] * _tf_part(s[0], s[1], avgdl)
             push(bound, "node", (br, entry), ["root"])
 
-    while heap and len(out.candidates) < k:
+    # Seeds: the few leaves holding the query's rarest words, found by following only
+    # the branches that contain them. Their exact scores raise the bar the best-first
+    # search must beat from the start, and they are in the answer even if the file cap
+    # stops the search early: a rare word buried anywhere is always found.
+    seeds: dict[str, Candidate] = {}
+    rare = sorted((t for t in q if df[t] <= SEED_MAX_DF), key=lambda t: df[t])[:SEED_TERMS]
+    for t in rare:
+        _seed(store, t, q, idf, avgdl, tops, opened, out, seeds)
+    best = sorted((c.score for c in seeds.values()), reverse=True)
+
+    def kth() -> float:
+        return best[k - 1] if len(best) >= k else 0.0
+
+    found: list[Candidate] = []
+    while heap:
         neg, _, kind, payload, path = heapq.heappop(heap)
+        if -neg <= kth():
+            break  # nothing left can enter the top k
         if kind == "leaf":
             entry, matched = payload
-            out.candidates.append(Candidate(entry, -neg, matched, path + [entry["id"]]))
+            if entry["id"] not in seeds:
+                found.append(Candidate(entry, -neg, matched, path + [entry["id"]]))
+                bisect.insort(best, -neg, key=lambda x: -x)
+            if len(found) >= k:
+                break
             continue
         br, entry = payload
         if br is None:
@@ -124,24 +145,70 @@ def descend(store: Store, terms: list[str], k: int, *, max_files: int = 400) -> 
                 continue
             br = _open(store, entry, out)
         here = path + [br.id]
-        bounds: dict[int, float] = {}
-        hits: dict[int, list[str]] = {}
-        for t in q:
-            g = br.terms.get(t)
-            if not g:
-                continue
-            w = idf[t]
-            for i in range(0, len(g), 4):
-                ci = g[i]
-                bounds[ci] = bounds.get(ci, 0.0) + w * _tf_part(g[i + 1], g[i + 2], avgdl)
-                hits.setdefault(ci, []).append(t)
+        bounds, hits = _child_bounds(br, q, idf, avgdl)
         for ci, bound in bounds.items():
             child = br.children[ci]
             if int(child["layer"]) == 0:
                 push(bound, "leaf", (child, hits[ci]), here)
             else:
                 push(bound, "node", (None, child), here)
+    merged = found + list(seeds.values())
+    merged.sort(key=lambda c: -c.score)
+    out.candidates = merged[:k]
     return out
+
+
+SEED_MAX_DF = 16  # a word in at most this many memories is "rare": its leaves are seeds
+SEED_TERMS = 2
+
+
+def _child_bounds(br, q: list[str], idf: dict[str, float], avgdl: float
+                  ) -> tuple[dict[int, float], dict[int, list[str]]]:
+    """Per child: the score bound (exact for a leaf child) and the query terms it holds."""
+    bounds: dict[int, float] = {}
+    hits: dict[int, list[str]] = {}
+    for t in q:
+        g = br.groups(t)
+        if not g:
+            continue
+        w = idf[t]
+        for i in range(0, len(g), 4):
+            ci = g[i]
+            bounds[ci] = bounds.get(ci, 0.0) + w * _tf_part(g[i + 1], g[i + 2], avgdl)
+            hits.setdefault(ci, []).append(t)
+    return bounds, hits
+
+
+def _seed(store: Store, term: str, q: list[str], idf: dict[str, float], avgdl: float,
+          tops: list[dict[str, Any]], opened: dict[str, Any], out: Descent,
+          seeds: dict[str, Candidate]) -> None:
+    stack: list[tuple[Any, list[str]]] = []
+    for entry in tops:
+        if int(entry["layer"]) == 0:
+            tf = entry.get("tf") or {}
+            if term in tf and entry["id"] not in seeds:
+                length = int(entry.get("len", 1))
+                matched = [t for t in q if t in tf]
+                score = sum(idf[t] * _tf_part(int(tf[t]), length, avgdl) for t in matched)
+                seeds[entry["id"]] = Candidate(entry, score, matched, ["root", entry["id"]])
+        elif opened[entry["id"]].groups(term):
+            stack.append((opened[entry["id"]], ["root"]))
+    while stack:
+        br, path = stack.pop()
+        here = path + [br.id]
+        g = br.groups(term)
+        if not g:
+            continue
+        holders = set(g[0::4])
+        bounds, hits = _child_bounds(br, q, idf, avgdl)
+        for ci in holders:
+            child = br.children[ci]
+            if int(child["layer"]) == 0:
+                if child["id"] not in seeds:
+                    seeds[child["id"]] = Candidate(child, bounds[ci], hits[ci],
+                                                   here + [child["id"]])
+            else:
+                stack.append((_open(store, child, out), here))
 
 
 def _open(store: Store, entry: dict[str, Any], out: Descent):

@@ -25,6 +25,7 @@ import logging
 import os
 import shutil
 import sys
+from array import array
 from collections import OrderedDict
 from collections.abc import Iterator
 from datetime import datetime, timezone
@@ -81,7 +82,8 @@ class Branch:
     opening them; for a branch child they bound the BM25 score of every leaf below.
     """
 
-    __slots__ = ("data", "id", "layer", "domain", "children", "terms", "n_leaves", "total_len")
+    __slots__ = ("data", "id", "layer", "domain", "children", "terms", "_flat", "n_leaves",
+                 "total_len")
 
     def __init__(self, data: dict[str, Any]) -> None:
         try:
@@ -90,35 +92,52 @@ class Branch:
             self.layer: int = int(data["layer"])
             self.domain: str = data["domain"]
             self.children: list[dict[str, Any]] = list(data["children"])
-            # Interned keys are shared by every cached branch and tuples are smaller than
-            # lists: a warm process keeps thousands of branches.
             raw = data.pop("terms")
-            self.terms: dict[str, tuple[int, ...]] = {
-                _intern(k): tuple(v) for k, v in raw.items()
-            } if isinstance(raw, dict) else raw
+            if not isinstance(raw, dict):
+                raise TypeError("terms is not an object")
+            # A warm process keeps thousands of branches: all groups live in one int array
+            # and each (interned, so shared) term maps to (offset << 12 | groups).
+            flat = array("i")
+            index: dict[str, int] = {}
+            for term, groups in raw.items():
+                index[_intern(term)] = (len(flat) << _SHIFT) | (len(groups) // 4)
+                flat.extend(groups)
+            self.terms = index
+            self._flat = flat
             self.n_leaves: int = int(data["n_leaves"])
             self.total_len: int = int(data["total_len"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise DamagedFileError(f"branch {data.get('id', '?')}: missing field {exc}") from exc
-        if not isinstance(self.terms, dict) or not self.children:
-            raise DamagedFileError(f"branch {self.id}: no children or no routing terms")
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
+            raise DamagedFileError(f"branch {data.get('id', '?')}: bad field ({exc})") from exc
+        if not self.children:
+            raise DamagedFileError(f"branch {self.id}: no children")
+
+    def groups(self, term: str) -> array | None:
+        """Flat ``(child, max_tf, min_len, df)`` groups of ``term``, or None if absent."""
+        code = self.terms.get(term)
+        if code is None:
+            return None
+        start = code >> _SHIFT
+        return self._flat[start : start + 4 * (code & _MASK)]
+
+    def items(self) -> Iterator[tuple[str, array]]:
+        for term in self.terms:
+            g = self.groups(term)
+            assert g is not None
+            yield term, g
 
     def self_stats(self, term: str) -> tuple[int, int, int] | None:
         """(max_tf, min_len, df) of ``term`` over the whole subtree, or None if absent."""
-        g = self.terms.get(term)
+        g = self.groups(term)
         if not g:
             return None
-        mx, mn, df = 0, 1 << 30, 0
-        for i in range(0, len(g), 4):
-            if g[i + 1] > mx:
-                mx = g[i + 1]
-            if g[i + 2] < mn:
-                mn = g[i + 2]
-            df += g[i + 3]
-        return mx, mn, df
+        return max(g[1::4]), min(g[2::4]), sum(g[3::4])
 
     def weight(self) -> int:
         return len(self.terms) + len(self.children)
+
+
+_SHIFT = 12
+_MASK = (1 << _SHIFT) - 1
 
 
 class Store:

@@ -180,14 +180,8 @@ class Consolidator:
                         g.extend((ci, int(tf), length, 1))
             else:
                 child, _ = self.store.branch(entry["id"], int(entry["layer"]))
-                for term, g0 in child.terms.items():
-                    mx, mn, df = 0, 1 << 30, 0
-                    for i in range(0, len(g0), 4):
-                        if g0[i + 1] > mx:
-                            mx = g0[i + 1]
-                        if g0[i + 2] < mn:
-                            mn = g0[i + 2]
-                        df += g0[i + 3]
+                for term, g0 in child.items():
+                    mx, mn, df = max(g0[1::4]), min(g0[2::4]), sum(g0[3::4])
                     g = terms.get(term)
                     if g is None:
                         terms[term] = [ci, mx, mn, df]

@@ -182,6 +182,7 @@ def run(
     tree_out: list[Outcome] = []
     flat_out: list[Outcome] = []
     abstain: list[str] = []
+    no_match: list[bool] = []
     same_exact = same_tol = 0
     per_conv: list[dict[str, Any]] = []
     ingest_total = 0.0
@@ -220,7 +221,9 @@ def run(
                                budget=budget, label=f"{conv.sample_id}: ")  # fmt: skip
                 if mem is not None:
                     for q in adversarial:
-                        abstain.append(str(mem.search(q, top_k=top_k).status))
+                        res = mem.search(q, top_k=top_k)
+                        abstain.append(str(res.status))
+                        no_match.append(not res.hits)
             finally:
                 if mem is not None:
                     mem.close()
@@ -263,6 +266,11 @@ def run(
                 sum(counts.get(s, 0) for s in ABSTAIN) / len(abstain) if abstain else None
             ),
             "status_counts": counts,
+            # "Before": a search without the confidence rules says NOT FOUND only when no
+            # memory shares a word with the question.
+            "without_confidence_rules": (
+                sum(no_match) / len(no_match) if no_match else None
+            ),
         }
     flat_summary = summarize(flat_out, with_files=False)
     flat_summary["by_category"] = summarize_groups(flat_out, with_files=False)

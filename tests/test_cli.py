@@ -105,3 +105,38 @@ def test_demo_runs_end_to_end(tmp_path: Path) -> None:
     other = tmp_path / "user"
     ihmt("--path", str(other), "init")
     assert ihmt("demo", "--path", str(other)).returncode != 0
+
+
+def test_doctor_repair_fixes_permissions_catalog_and_timeline(tmp_path: Path) -> None:
+    store = tmp_path / "mem"
+    ihmt("--path", str(store), "save", "I live in Madrid", "--date", "2024-03-11")
+    ihmt("--path", str(store), "save", "I moved to Valencia", "--date", "2026-02-03")
+    root = store / "ihmt_memory"
+    (root / "root.json").chmod(0o644)
+    (root / "state" / "catalog.jsonl").write_text("")  # the catalog lost its lines
+    r = ihmt("--path", str(store), "doctor", "--no-server", "--json")
+    report = json.loads(r.stdout)
+    assert r.returncode == 1 and not report["store"]["ok"]
+    problems = " ".join(report["store"]["problems"])
+    assert "readable by other users" in problems and "catalog" in problems
+    r = ihmt("--path", str(store), "doctor", "--no-server", "--repair", "--json")
+    report = json.loads(r.stdout)
+    assert r.returncode == 0 and report["store"]["ok"], report["store"]["problems"]
+    assert oct((root / "root.json").stat().st_mode & 0o777) == "0o600"
+    facts = json.loads(ihmt("--path", str(store), "facts", "--json").stdout)
+    assert {f["value"] for f in facts} == {"Madrid", "Valencia"}
+
+
+def test_project_commands_as_a_subprocess(tmp_path: Path) -> None:
+    proj = tmp_path / "proj"
+    (proj / "pkg").mkdir(parents=True)
+    (proj / "pkg" / "shop.py").write_text(
+        "def total_price(items):\n    return sum(i.price for i in items)\n\n\n"
+        "class Cart:\n    def add(self, item):\n        self.items.append(item)\n")
+    env = {"IHMT_HOME": str(tmp_path / "home")}
+    r = ihmt("project", "sync", str(proj), "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    r = ihmt("project", "map", str(proj), "--symbols", env=env)
+    assert "shop.py" in r.stdout and "total_price" in r.stdout and "Cart.add" in r.stdout
+    r = ihmt("project", "find", "total price of items", str(proj), env=env)
+    assert r.stdout.startswith("pkg/shop.py:1-") and "return sum(i.price" in r.stdout

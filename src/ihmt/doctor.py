@@ -19,6 +19,7 @@ from typing import Any
 from .errors import DamagedFileError, StoreError
 from .store.leaves import checksum, read_leaf
 from .store.store import Store, resolve_store_path
+from .timeline.facts import FactTimeline
 
 LIST_CAP = 20  # ids listed per kind of problem; the counts are always complete
 
@@ -93,6 +94,22 @@ def check_store(path: str | os.PathLike[str]) -> dict[str, Any]:
     if damaged_branches:
         problems.append(f"{len(damaged_branches)} branch file(s) are missing or damaged: "
                         "run 'ihmt rebuild'")
+    catalog_ids = {i for i, e in store.catalog().items() if e.get("kind", "leaf") == "leaf"
+                   and not i.startswith("N")}
+    not_in_catalog = sorted(set(on_disk) - catalog_ids)
+    if not_in_catalog:
+        problems.append(f"{len(not_in_catalog)} leaf file(s) are missing from the catalog: "
+                        "run 'ihmt doctor --repair' (or 'ihmt rebuild')")
+    timeline = FactTimeline(store.state_dir)
+    dangling_facts = sorted({f.source for f in timeline.facts()
+                             if f.source and f.source not in on_disk})
+    if dangling_facts:
+        problems.append(f"{len(dangling_facts)} fact source(s) name no leaf: run 'ihmt doctor "
+                        "--repair' to rebuild the timeline from the leaves")
+    loose = _loose_permissions(spath)
+    if loose:
+        problems.append(f"{len(loose)} file(s) or folder(s) are readable by other users: run "
+                        "'ihmt doctor --repair' (folders 0700, files 0600)")
     if int(root.get("n_leaves", -1)) != len(reachable):
         problems.append(f"root.json counts {root.get('n_leaves')} leaves but the walk reached "
                         f"{len(reachable)}: run 'ihmt rebuild'")
@@ -119,11 +136,56 @@ def check_store(path: str | os.PathLike[str]) -> dict[str, Any]:
         stale_parent=_capped(stale_parent),
         orphan_branches=_capped(orphan_branches),
         quarantined=_capped(quarantined),
+        not_in_catalog=_capped(not_in_catalog),
+        dangling_facts=_capped(dangling_facts),
+        loose_permissions=_capped(loose),
         # A write under way right now looks the same as one a crash cut short; either way
         # the next save finishes the repair, so it is reported but is not a failure.
         interrupted_write=store.interrupted(),
     )
     return report
+
+
+def repair_store(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Repair what can be repaired: rebuild every derived file (tree, catalog, timeline)
+    from the leaves, quarantine unparsable leaves, make the folder private again. Leaf
+    content is never changed or deleted."""
+    from .memory import Memory
+
+    spath = resolve_store_path(path)
+    mem = Memory.open(spath)
+    rebuilt = mem.rebuild()
+    fixed = 0
+    for p in _loose_permissions(spath, limit=None):
+        try:
+            os.chmod(p, 0o700 if Path(p).is_dir() else 0o600)
+            fixed += 1
+        except OSError:
+            pass
+    mem.close()
+    return {"rebuilt": rebuilt, "permissions_fixed": fixed}
+
+
+def _loose_permissions(root: Path, limit: int | None = 1000) -> list[str]:
+    """Files and folders of the store that group or others may read or write."""
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in [*dirnames, *filenames]:
+            p = os.path.join(dirpath, name)
+            try:
+                st = os.lstat(p)
+            except OSError:
+                continue
+            if st.st_mode & 0o077 and not os.path.islink(p):
+                out.append(p)
+                if limit is not None and len(out) >= limit:
+                    return out
+        try:
+            if os.lstat(dirpath).st_mode & 0o077 and dirpath == str(root):
+                out.append(dirpath)
+        except OSError:
+            pass
+    return out
 
 
 def _scan_leaves(store: Store) -> tuple[dict[str, Path], dict[str, str], list[str],

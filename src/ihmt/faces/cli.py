@@ -387,7 +387,7 @@ def _passthrough(name: str, rest: list[str], path: str | None, as_json: bool) ->
     if name == "project":
         from .project_cli import main_project
 
-        return main_project(rest + flags)
+        return main_project(flags + rest)
     return None
 
 

@@ -1065,9 +1065,24 @@ def main_doctor(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="ihmt doctor")
     p.add_argument("--path", help="memory folder (default: the registered one, else ~/.ihmt)")
     p.add_argument("--no-server", action="store_true", help="skip starting the server")
+    p.add_argument("--repair", action="store_true",
+                   help="rebuild derived files from the leaves and fix permissions first")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
+    repaired = None
+    if args.repair:
+        from ..doctor import repair_store
+
+        target = args.path or find_memory_home("claude-code", home=_home(None))[0]
+        repaired = repair_store(target)
+        if not args.json:
+            r = repaired["rebuilt"]
+            print(f"repaired: rebuilt {r['leaves']} leaves into {r['branches']} branches, "
+                  f"{len(r['quarantined'])} quarantined, {r['facts']} facts, "
+                  f"{repaired['permissions_fixed']} permission(s) fixed")
     report = doctor(args.path, check_server=not args.no_server)
+    if repaired is not None:
+        report["repaired"] = repaired
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:

@@ -25,6 +25,7 @@ import logging
 import os
 import shutil
 import sys
+import threading
 from array import array
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -150,6 +151,7 @@ class Store:
         self._root: dict[str, Any] | None = None
         self._root_sig: tuple[int, int, int] | None = None
         self._branches: OrderedDict[str, Branch] = OrderedDict()
+        self._cache_lock = threading.Lock()  # tool calls arrive on worker threads
         self._branch_weight = 0
         self.branch_cache_limit = 1_500_000  # term entries kept in memory (LRU), ~200 MB
         self.problems: list[str] = []  # damage found and repaired, reported once
@@ -369,10 +371,11 @@ class Store:
 
     def branch(self, node_id: str, layer: int) -> tuple[Branch, bool]:
         """The branch and whether it had to be read from disk (False: served from cache)."""
-        cached = self._branches.get(node_id)
-        if cached is not None:
-            self._branches.move_to_end(node_id)
-            return cached, False
+        with self._cache_lock:
+            cached = self._branches.get(node_id)
+            if cached is not None:
+                self._branches.move_to_end(node_id)
+                return cached, False
         path = self.branch_path(node_id, layer)
         try:
             data = files.read_json(path)
@@ -387,18 +390,20 @@ class Store:
         return branch, True
 
     def _cache_branch(self, branch: Branch) -> None:
-        old = self._branches.pop(branch.id, None)
-        if old is not None:
-            self._branch_weight -= old.weight()
-        self._branches[branch.id] = branch
-        self._branch_weight += branch.weight()
-        while self._branch_weight > self.branch_cache_limit and len(self._branches) > 1:
-            _, dropped = self._branches.popitem(last=False)
-            self._branch_weight -= dropped.weight()
+        with self._cache_lock:
+            old = self._branches.pop(branch.id, None)
+            if old is not None:
+                self._branch_weight -= old.weight()
+            self._branches[branch.id] = branch
+            self._branch_weight += branch.weight()
+            while self._branch_weight > self.branch_cache_limit and len(self._branches) > 1:
+                _, dropped = self._branches.popitem(last=False)
+                self._branch_weight -= dropped.weight()
 
     def clear_cache(self) -> None:
-        self._branches.clear()
-        self._branch_weight = 0
+        with self._cache_lock:
+            self._branches.clear()
+            self._branch_weight = 0
         self._root = None
         self._root_sig = None
 

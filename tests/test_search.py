@@ -109,3 +109,11 @@ def test_empty_store_and_unknown_words_answer_not_found(mem: Memory) -> None:
     assert mem.search("anything").status == "NOT_FOUND"
     mem.save("The release train leaves every second Tuesday")
     assert mem.search("xylophone quantum").status == "NOT_FOUND"
+
+
+def test_a_rare_word_is_found_even_when_the_file_cap_stops_the_search(tmp_path) -> None:
+    m, texts = build(tmp_path, 600, 7, bf=3)
+    m.config.max_files_per_search = 3
+    res = m.search("rare421 word3 word7 word11 deploy billing")
+    assert res.capped
+    assert any(h.text.endswith("rare421") for h in res.hits[:3])

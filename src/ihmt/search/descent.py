@@ -158,8 +158,8 @@ def descend(store: Store, terms: list[str], k: int, *, max_files: int = 400) -> 
     return out
 
 
-SEED_MAX_DF = 16  # a word in at most this many memories is "rare": its leaves are seeds
-SEED_TERMS = 2
+SEED_MAX_DF = 4  # a word in at most this many memories is "rare": its leaves are seeds
+SEED_TERMS = 1
 
 
 def _child_bounds(br, q: list[str], idf: dict[str, float], avgdl: float

@@ -44,6 +44,7 @@ from .tree.summarize import make_summarizer
 log = logging.getLogger(__name__)
 
 UNDATED_TYPES = ("CODE", "PROCESS")
+BULK_CACHE_LIMIT = 200_000  # branch-cache entries kept while a bulk load runs
 
 
 @dataclass
@@ -90,6 +91,7 @@ class Memory:
         self._bulk_count = 0
         self._mutex = threading.RLock()
         self._catalog_buf: list[dict[str, Any]] = []
+        self._cache_limit = store.branch_cache_limit
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -395,6 +397,10 @@ class Memory:
         with self._mutex:
             if self._bulk_depth == 0:
                 self._bulk_begin()
+                # Consolidation only re-reads the latest siblings: keep the cache small
+                # while loading, so a bulk load's memory does not grow with the store.
+                self._cache_limit = self.store.branch_cache_limit
+                self.store.branch_cache_limit = min(self._cache_limit, BULK_CACHE_LIMIT)
             self._bulk_depth += 1
         try:
             yield self
@@ -402,6 +408,7 @@ class Memory:
             with self._mutex:
                 self._bulk_depth -= 1
                 if self._bulk_depth == 0:
+                    self.store.branch_cache_limit = self._cache_limit
                     self._bulk_commit(reopen=False)
 
     def _bulk_begin(self) -> None:

@@ -222,3 +222,18 @@ def test_code_is_undated_and_statements_are_dated_the_day_they_are_told(mem: Mem
     doc = mem.ingest_text("Step 1: preheat. Step 2: bake.", source="recipe.txt")
     assert all(mem.get(i).date is None for i in doc.ids)
     assert all(mem.get(i).saved_at for i in doc.ids)
+
+
+def test_header_keys_of_another_version_survive_a_rewrite(mem: Memory) -> None:
+    path = mem.path / "layer_0" / "notes" / "L-notes-abc123abc123.txt"
+    path.parent.mkdir(parents=True)
+    path.write_text('<<<IHMT-META\n{"leaf_id": "L-notes-abc123abc123", "timestamp": '
+                    '"2024-05-01T10:00:00Z", "domain": "notes", "custom": [1, 2]}\n'
+                    "IHMT-META>>>\nAn old note about the billing rewrite.")
+    mem.rebuild()
+    leaf = mem.get("L-notes-abc123abc123")
+    assert leaf.date == "2024-05-01T10:00:00Z"
+    mem.mark_outdated(leaf.id, mem.save("New note on billing").ids[0])  # rewrites the header
+    head = path.read_text()
+    assert '"custom": [' in head and '"timestamp": "2024-05-01T10:00:00Z"' in head
+    assert mem.search("billing rewrite").hits

@@ -28,8 +28,16 @@ def checksum(text: str) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+_KNOWN = ("leaf_id", "date", "saved_at", "data_type", "domain", "tags", "parent_id", "span",
+          "checksum", "source", "extra")
+_FOREIGN = "foreign_header"  # header keys we do not know, kept verbatim under extra
+
+
 def header_of(leaf: Leaf) -> dict:
-    return {
+    foreign = leaf.extra.get(_FOREIGN) if isinstance(leaf.extra, dict) else None
+    extra = {k: v for k, v in leaf.extra.items() if k != _FOREIGN}
+    head = dict(foreign) if isinstance(foreign, dict) else {}
+    head.update({
         "leaf_id": leaf.id,
         "date": leaf.date,
         "saved_at": leaf.saved_at,
@@ -40,8 +48,9 @@ def header_of(leaf: Leaf) -> dict:
         "span": leaf.span,
         "checksum": leaf.checksum or checksum(leaf.text),
         "source": leaf.source,
-        "extra": leaf.extra,
-    }
+        "extra": extra,
+    })
+    return head
 
 
 def format_leaf(leaf: Leaf) -> str:
@@ -64,19 +73,26 @@ def parse_leaf(raw: str, where: str = "leaf") -> Leaf:
         raise DamagedFileError(f"{where}: header has no leaf_id")
     text = raw[end + len(CLOSE) :]
     tags = head.get("tags") or []
+    extra = head.get("extra") if isinstance(head.get("extra"), dict) else {}
+    foreign = {k: v for k, v in head.items() if k not in _KNOWN}
+    if foreign:  # written by another version: keep what we do not understand
+        extra = {**extra, _FOREIGN: foreign}
+    when = head.get("date") if isinstance(head.get("date"), str) else None
+    if when is None and isinstance(head.get("timestamp"), str):
+        when = head["timestamp"]
     return Leaf(
         id=head["leaf_id"],
         text=text,
         domain=str(head.get("domain") or "general"),
         data_type=str(head.get("data_type") or "GENERIC"),
-        date=head.get("date") if isinstance(head.get("date"), str) else None,
+        date=when,
         saved_at=str(head.get("saved_at") or ""),
         tags=[str(t) for t in tags] if isinstance(tags, list) else [],
         parent=head.get("parent_id") if isinstance(head.get("parent_id"), str) else None,
         span=head.get("span") if isinstance(head.get("span"), dict) else None,
         checksum=str(head.get("checksum") or ""),
         source=head.get("source") if isinstance(head.get("source"), str) else None,
-        extra=head.get("extra") if isinstance(head.get("extra"), dict) else {},
+        extra=extra,
     )
 
 

@@ -204,10 +204,10 @@ print(json.dumps({"searches": n, "token_hits": hits, "errors": errors[:10],
                   "n_errors": len(errors)}))
 '''
 
-# The mix of the 1,600 saves: CLI writers pay a process start (~0.3 s) per save, so they
-# save fewer and the others make up the total.
+# The 1,600 saves: 8 writer processes, 200 saves each, as the issue asks (CLI writers pay a
+# process start per save, which makes this the slowest test of the suite).
 MCP_WRITERS, LIB_WRITERS, CLI_WRITERS = 3, 3, 2
-MCP_SAVES, LIB_SAVES, CLI_SAVES = 250, 250, 50
+MCP_SAVES, LIB_SAVES, CLI_SAVES = 200, 200, 200
 TOTAL_SAVES = MCP_WRITERS * MCP_SAVES + LIB_WRITERS * LIB_SAVES + CLI_WRITERS * CLI_SAVES
 
 
@@ -256,7 +256,7 @@ def test_many_writers_and_readers_lose_nothing(tmp_path: Path) -> None:
         t_go = time.monotonic()
         (run / "go").touch()
         writers = [k for k in procs if k.startswith("w")]
-        _wait_until(lambda: all(procs[k].poll() is not None for k in writers), 400, procs, run,
+        _wait_until(lambda: all(procs[k].poll() is not None for k in writers), 900, procs, run,
                     "writers did not finish")
         t_saved = time.monotonic()
         (run / "stop").touch()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import os
 import threading
-import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -38,6 +37,7 @@ from .text import clip, term_counts, tokenize
 from .timeline.extract import extract_facts
 from .timeline.facts import FactTimeline
 from .tree.consolidate import Consolidator, leaf_entry
+from .tree.order import similarity_order
 from .tree.rebuild import rebuild as _rebuild
 from .tree.summarize import make_summarizer
 
@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 
 UNDATED_TYPES = ("CODE", "PROCESS")
 BULK_CACHE_LIMIT = 200_000  # branch-cache entries kept while a bulk load runs
+BULK_BATCH = 8192  # saves grouped by similarity and committed together inside bulk()
 
 
 @dataclass
@@ -87,7 +88,7 @@ class Memory:
         self._bulk_depth = 0
         self._bulk_root: dict[str, Any] | None = None
         self._bulk_catalog: list[dict[str, Any]] = []
-        self._bulk_since = 0.0
+        self._bulk_batch: list[tuple[list[tuple[Leaf, Counter[str]]], SaveReport]] = []
         self._bulk_count = 0
         self._mutex = threading.RLock()
         self._catalog_buf: list[dict[str, Any]] = []
@@ -321,7 +322,8 @@ class Memory:
             prepared.append((leaf, term_counts(ch.text, self.config.stemmer)))
         if not prepared:
             raise InputError("nothing to save: the content is empty or only whitespace")
-        report = SaveReport(domain=domain, data_type=data_type, date=date)
+        report = SaveReport(domain=domain, data_type=data_type, date=date,
+                            ids=[leaf.id for leaf, _ in prepared])
         self._commit(prepared, report)
         self._after_save(prepared, report)
         return report
@@ -329,11 +331,9 @@ class Memory:
     def _commit(self, prepared: list[tuple[Leaf, Counter[str]]], report: SaveReport) -> None:
         with self._mutex:
             if self._bulk_depth:
-                root = self._bulk_root
-                assert root is not None
-                self._add_leaves(root, prepared, report, durable=False)
+                self._bulk_batch.append((prepared, report))
                 self._bulk_count += len(prepared)
-                if time.monotonic() - self._bulk_since > 2.0:
+                if self._bulk_count >= BULK_BATCH:
                     self._bulk_commit(reopen=True)
                 return
             self.store.check_writable()
@@ -351,7 +351,6 @@ class Memory:
         top_ids = {e["id"] for e in root["top"]}
         buf: list[dict[str, Any]] = []
         for leaf, tf in prepared:
-            report.ids.append(leaf.id)
             if (leaf.id in top_ids or leaf.id in self.consolidator.pending
                     or self.store.leaf_exists(leaf.id, leaf.domain)):
                 report.duplicates += 1
@@ -390,9 +389,12 @@ class Memory:
     def bulk(self) -> Iterator[Memory]:
         """Batch many saves: leaves are synced to disk together, the trunk written rarely.
 
-        Saves inside the block are acknowledged when the block exits (or at an internal
-        commit every ~2 s, when the write lock is also released so other processes can
-        write). Consolidation still runs as it goes, so memory use stays flat.
+        Saves are collected in batches of ``BULK_BATCH``; each batch is ordered so that
+        similar memories share branches (:mod:`ihmt.tree.order`), consolidated, synced
+        and committed, and the write lock is released between batches so other processes
+        can write. A save's ids are known at once; the rest of its report (new,
+        duplicates, notices) is filled when its batch commits, at the latest when the
+        block exits, which is also when every save of the block is acknowledged.
         """
         with self._mutex:
             if self._bulk_depth == 0:
@@ -422,12 +424,20 @@ class Memory:
             self.store.lock.release()
             raise
         self._bulk_catalog = []
-        self._bulk_since = time.monotonic()
+        self._bulk_batch = []
+        self._bulk_count = 0
 
     def _bulk_commit(self, *, reopen: bool) -> None:
         root = self._bulk_root
         assert root is not None
         try:
+            # Similar memories of the batch go into the same branches (tighter bounds).
+            items = [(leaf, tf, rep) for prepared, rep in self._bulk_batch
+                     for leaf, tf in prepared]
+            self._bulk_batch = []
+            for i in similarity_order([tf.keys() for _, tf, _ in items]):
+                leaf, tf, rep = items[i]
+                self._add_leaves(root, [(leaf, tf)], rep, durable=False)
             for leaf in list(self.consolidator.pending.values()):
                 self.store.write_leaf(leaf, durable=False)
             self.consolidator.pending.clear()

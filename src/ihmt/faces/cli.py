@@ -78,20 +78,25 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         from rich.progress import Progress
 
         items = list(_expand(args.paths))
+        done = []
         with mem.bulk(), Progress(transient=True, disable=args.json or len(items) < 5,
                                   console=_stderr_console()) as bar:
             task = bar.add_task("ingesting", total=len(items))
             for item in mem.ingest_paths(items, domain=args.domain, data_type=args.type,
                                          tags=tags):
                 if item.skipped:
-                    results.append({"path": item.path, "skipped": item.skipped})
                     print(f"skipped {item.path}: {item.skipped}", file=sys.stderr)
-                else:
-                    rep = item.report
-                    assert rep is not None
-                    results.append({"path": item.path, "leaves": len(rep.ids), "new": rep.new,
-                                    "domain": rep.domain, "type": rep.data_type})
+                done.append(item)
                 bar.advance(task)
+        # Reports of a bulk load are complete once the block has committed.
+        for item in done:
+            if item.skipped:
+                results.append({"path": item.path, "skipped": item.skipped})
+            else:
+                rep = item.report
+                assert rep is not None
+                results.append({"path": item.path, "leaves": len(rep.ids), "new": rep.new,
+                                "domain": rep.domain, "type": rep.data_type})
     if not args.no_consolidate:
         mem.consolidate()
     filed = [r for r in results if "skipped" not in r]

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+SAMPLE = 256  # members looked at to choose the word that splits a group
+
 
 def similarity_order(term_sets: Sequence[Iterable[str]], group: int = 8) -> list[int]:
     """Indexes of ``term_sets`` in an order where neighbours share words."""
@@ -27,16 +29,20 @@ def similarity_order(term_sets: Sequence[Iterable[str]], group: int = 8) -> list
         if n <= group:
             out.extend(idx)
             continue
+        # Choosing the word from an even sample of a large group is as good and keeps the
+        # whole order near O(n log n) with a small constant.
+        sample = idx if n <= SAMPLE else idx[:: n // SAMPLE]
+        m = len(sample)
         df: Counter[str] = Counter()
-        for i in idx:
+        for i in sample:
             df.update(sets[i])
         best, balance = "", 0
         for term, c in df.items():
-            if c < n:
-                b = min(c, n - c)
+            if c < m:
+                b = min(c, m - c)
                 if b > balance or (b == balance and term < best):
                     best, balance = term, b
-        if balance < 2:
+        if balance < 2 * m / n:
             out.extend(idx)
             continue
         with_term = [i for i in idx if best in sets[i]]

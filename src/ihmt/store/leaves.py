@@ -54,8 +54,11 @@ def header_of(leaf: Leaf) -> dict:
 
 
 def format_leaf(leaf: Leaf) -> str:
-    head = json.dumps(header_of(leaf), ensure_ascii=False, indent=1)
-    return OPEN + head + CLOSE + leaf.text
+    # One key a line, each value compact: readable in any editor, and every value goes
+    # through the C encoder (an indented dump runs in pure Python, on every save).
+    lines = ",\n".join(f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}"
+                        for k, v in header_of(leaf).items())
+    return OPEN + "{\n" + lines + "\n}" + CLOSE + leaf.text
 
 
 def parse_leaf(raw: str, where: str = "leaf") -> Leaf:

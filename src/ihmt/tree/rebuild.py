@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from ..store.leaves import read_leaf
 from ..store.store import Store, empty_root
 from ..text import term_counts
 from .consolidate import Consolidator, leaf_entry
+from .order import similarity_order
 
 log = logging.getLogger(__name__)
 
@@ -24,8 +26,10 @@ def rebuild(store: Store, consolidator: Consolidator, *, force_close: bool = Tru
             on_leaf: Callable[[Leaf], None] | None = None) -> dict[str, Any]:
     """Re-derive the tree from ``layer_0``. The caller holds the write lock.
 
-    Leaves are regrouped in the order they were saved, so an intact store gets back the
-    same branch ids and no leaf needs rewriting; a leaf is only rewritten when its parent
+    Within each domain, leaves are regrouped so that memories sharing words share
+    branches (:mod:`ihmt.tree.order`): a rebuild also tightens the tree of a store that
+    grew one save at a time. The order depends only on the leaves, so rebuilding an intact
+    store again gives the same branch ids; a leaf is only rewritten when its parent
     changes. Leaves with a broken header are quarantined (kept, with the reason logged).
     """
     leaves: list[Leaf] = []
@@ -48,13 +52,19 @@ def rebuild(store: Store, consolidator: Consolidator, *, force_close: bool = Tru
     stem = store.config.stemmer
     catalog: list[dict[str, Any]] = []
     seen: set[str] = set()
+    by_domain: dict[str, list[tuple[Leaf, Counter[str]]]] = {}
     for leaf in leaves:
         if leaf.id in seen:
             continue
         seen.add(leaf.id)
         if on_leaf is not None:
             on_leaf(leaf)
-        tf = term_counts(leaf.text, stem)
+        by_domain.setdefault(leaf.domain, []).append((leaf, term_counts(leaf.text, stem)))
+    ordered: list[tuple[Leaf, Counter[str]]] = []
+    for domain in sorted(by_domain):
+        items = by_domain[domain]
+        ordered.extend(items[i] for i in similarity_order([tf.keys() for _, tf in items]))
+    for leaf, tf in ordered:
         entry = leaf_entry(leaf, tf)
         root["top"].append(entry)
         root["n_leaves"] += 1

@@ -22,7 +22,7 @@ from typing import Any
 
 from .config import Config
 from .errors import DamagedFileError, InputError, NotFoundError, SecretError, StoreError
-from .ingest.dates import query_time_range, strip_time_words
+from .ingest.dates import find_date, parse_date_arg, query_time_range, strip_time_words
 from .ingest.detect import detect
 from .ingest.languages import language_for
 from .ingest.split import split
@@ -177,14 +177,13 @@ class Memory:
         self.store.end_write()
 
     def _repair(self, reason: str, *, force: bool = False) -> None:
-        """Rebuild the derived files, unless another process repaired them meanwhile."""
+        """Rebuild the derived files. Without ``force`` (a damaged trunk), first look
+        whether another process already rebuilt it while we waited for the lock."""
         with self._mutex, self.store.lock.hold():
             self.store.clear_cache()
             if not force:
                 try:
                     self.store.root()
-                    for _ in self.walk():
-                        pass
                     return
                 except DamagedFileError:
                     pass
@@ -209,8 +208,6 @@ class Memory:
         data_type, dom = self._classify(text, None, domain, content_type)
         when = _parse_date(date) if date else None
         if when is None and data_type not in UNDATED_TYPES:
-            from .ingest.dates import find_date
-
             when = find_date(text) or _date.today().isoformat()
         report = self._store_text(text, data_type=data_type, domain=dom, date=when,
                                   tags=_clean_tags(tags), source=source, language=None)
@@ -325,7 +322,6 @@ class Memory:
         report = SaveReport(domain=domain, data_type=data_type, date=date,
                             ids=[leaf.id for leaf, _ in prepared])
         self._commit(prepared, report)
-        self._after_save(prepared, report)
         return report
 
     def _commit(self, prepared: list[tuple[Leaf, Counter[str]]], report: SaveReport) -> None:
@@ -381,9 +377,6 @@ class Memory:
             self._bulk_catalog.extend(buf)
         else:
             self._catalog_buf = buf
-
-    def _after_save(self, prepared: list[tuple[Leaf, Counter[str]]], report: SaveReport) -> None:
-        """Hook for fact extraction (see ihmt.timeline)."""
 
     @contextmanager
     def bulk(self) -> Iterator[Memory]:
@@ -622,7 +615,7 @@ class Memory:
                     # Another process may have just rebuilt the tree: look again first.
                     self.store.clear_cache()
                 else:
-                    self._repair(str(exc))
+                    self._repair(str(exc), force=True)
         raise AssertionError("unreachable")
 
     def _hit_for(self, leaf_id: str, result: SearchResult) -> Hit | None:
@@ -847,8 +840,6 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path | tup
 def _parse_date(value: Any) -> str:
     if not isinstance(value, str):
         raise InputError(f"a date must be text like 2026-02-03, not {type(value).__name__}")
-    from .ingest.dates import parse_date_arg
-
     return parse_date_arg(value)
 
 

@@ -35,7 +35,7 @@ from typing import Any
 
 from ..errors import InputError, StoreError
 from ..model import Fact
-from ..store.files import fsync_dir
+from ..store.files import atomic_write
 from ..text import fold
 
 __all__ = ["FACTS_FILE", "FactTimeline", "Notice"]
@@ -566,22 +566,13 @@ class FactTimeline:
             if line not in seen:
                 seen.add(line)
                 payload.append(line)
-        tmp = self.path.with_name(f"{FACTS_FILE}.tmp-{os.getpid()}")
         try:
-            self.state_dir.mkdir(parents=True, exist_ok=True)
-            with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
-                           "wb") as fh:
-                fh.write(b"".join(payload))
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
+            atomic_write(self.path, b"".join(payload), durable=True)
         except OSError as exc:
-            tmp.unlink(missing_ok=True)
             raise StoreError(
                 f"cannot rewrite {self.path}: {exc}. Check the folder's permissions and free "
                 "disk space; the previous log is untouched."
             ) from exc
-        fsync_dir(self.state_dir)  # make the rename itself durable (POSIX)
 
     # -- views ----------------------------------------------------------------------------------
 

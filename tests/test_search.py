@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from ihmt import Memory
 from ihmt.errors import InputError
+from ihmt.store.store import best_common, fold_mask
 from ihmt.text import tokenize
 
 
@@ -47,9 +48,10 @@ def build(tmp_path, n: int, seed: int, bf: int = 4) -> tuple[Memory, dict[str, s
     return m, texts
 
 
-@pytest.mark.parametrize("n,seed", [(30, 1), (200, 2), (600, 3)])
-def test_descent_equals_flat_scan(tmp_path, n: int, seed: int) -> None:
-    m, texts = build(tmp_path, n, seed)
+@pytest.mark.parametrize("n,seed,bf", [(30, 1, 4), (200, 2, 4), (600, 3, 4), (900, 4, 8),
+                                       (400, 6, 3)])
+def test_descent_equals_flat_scan(tmp_path, n: int, seed: int, bf: int) -> None:
+    m, texts = build(tmp_path, n, seed, bf)
     rng = random.Random(seed)
     for _ in range(40):
         words = rng.choice(list(texts.values())).split()
@@ -117,3 +119,64 @@ def test_a_rare_word_is_found_even_when_the_file_cap_stops_the_search(tmp_path) 
     res = m.search("rare421 word3 word7 word11 deploy billing")
     assert res.capped
     assert any(h.text.endswith("rare421") for h in res.hits[:3])
+
+
+def test_fold_mask_merges_blocks_of_slots() -> None:
+    rng = random.Random(11)
+    for sub in (1, 2, 3, 4, 8, 16, 21, 32, 64):
+        block = 64 // sub
+        for _ in range(300):
+            m = rng.getrandbits(64) & rng.getrandbits(64) & rng.getrandbits(64)
+            want = 0
+            for i in range(sub):
+                if any(m >> (i * block + j) & 1 for j in range(block)):
+                    want |= 1 << i
+            assert fold_mask(m, sub) == (m if sub == 64 else want), (sub, m)
+
+
+def test_best_common_is_the_best_sum_over_one_slot() -> None:
+    rng = random.Random(12)
+    for _ in range(500):
+        n = rng.randint(1, 7)
+        items = [(rng.uniform(0.1, 5), rng.getrandbits(8) << rng.choice((0, 8, 56)) or 1)
+                 for _ in range(n)]
+        want = max(sum(w for w, m in items if m >> bit & 1) for bit in range(64))
+        assert best_common(items) == pytest.approx(max(want, 0.0) if n > 1 else items[0][0])
+
+
+def test_slot_masks_open_fewer_branches_and_old_files_still_work(tmp_path) -> None:
+    """The same tree, searched with and without its slot masks: same answers, the masked
+    descent never opens more branches and opens fewer overall."""
+    m, texts = build(tmp_path, 700, 8, bf=4)
+    m.flush()
+    rng = random.Random(8)
+    queries = [" ".join(rng.sample(rng.choice(list(texts.values())).split(), 3))
+               for _ in range(40)]
+    queries = [q for q in queries if q]
+    with_masks = [m.search(q, top_k=10) for q in queries]
+    assert any(b._masks is not None for b in m.store._branches.values())
+    for b in m.store._branches.values():  # as if every branch file were an older one
+        b._masks = None
+    without = [m.search(q, top_k=10) for q in queries]
+    for q, a, b in zip(queries, with_masks, without):
+        assert [round(h.score, 9) for h in a.hits] == [round(h.score, 9) for h in b.hits], q
+        assert a.node_reads <= b.node_reads, q
+    assert sum(r.node_reads for r in with_masks) < sum(r.node_reads for r in without)
+
+
+def test_damaged_slot_masks_are_repaired_like_any_damaged_branch(tmp_path) -> None:
+    import json as _json
+
+    m, texts = build(tmp_path, 300, 9, bf=4)
+    m.flush()
+    paths = [p for p in m.store.iter_branch_paths() if '"masks"' in p.read_text()]
+    assert paths
+    for p in paths:
+        data = _json.loads(p.read_text())
+        data["masks"] = "not base64 at all!"
+        p.write_text(_json.dumps(data))
+    m.store.clear_cache()
+    word = next(iter(texts.values())).split()[0]
+    res = m.search(word)
+    assert res.hits and any("rebuilt" in n for n in res.notices)
+    assert m.search("rare17").best.text.endswith("rare17")

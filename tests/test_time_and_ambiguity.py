@@ -167,3 +167,18 @@ def test_the_correction_leads_even_when_only_the_old_words_match(tmp_path: Path)
     assert res.status == "FOUND"
     assert res.best.id == rep.ids[0] and "db-eu-9" in res.best.text
     assert res.hits[1].id == old and res.hits[1].outdated
+
+
+def test_a_memory_that_mentions_the_named_period_is_found(tmp_path: Path) -> None:
+    """Saved in 2022, it tells of summer 2021: the words of an absolute period still match
+    (LoCoMo dates each turn by its session, not by what it talks about)."""
+    m = Memory.open(tmp_path / "s", create=True)
+    m.save("Joanna: we drove around Indiana in summer 2021, best road trip ever",
+           date="2022-03-04")
+    for i in range(30):
+        m.save(f"Joanna visited the state museum number {i} with her class", date="2021-07-10")
+    res = m.search("What state did Joanna visit in summer 2021?", top_k=5)
+    assert any("Indiana" in h.text for h in res.hits[:5])
+    # A relative time adds no words: "last" or "may" must not become matches.
+    m.save("You may want the last train", date="2022-01-01")
+    assert all("train" not in h.text for h in m.search("what did Joanna visit last May?").hits)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -544,6 +545,8 @@ class Memory:
         base = (strip_time_words(query) if period else query).strip() or query
         stem = self.config.stemmer
         terms = tokenize(base + (" " + clue if clue else ""), stem)
+        if period:
+            terms += _absolute_time_terms(query, terms, stem)
         fetch = max(top_k * 3, 30) if (clue or period or current) else top_k
         d = self._descend(terms, fetch)
         root = self.store.root()
@@ -835,6 +838,24 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path | tup
                     yield sub
         else:
             yield p
+
+
+_YEAR = re.compile(r"(?:1[6-9]|2[0-9])[0-9]{2}")
+
+
+def _absolute_time_terms(query: str, kept: list[str], stem: str) -> list[str]:
+    """The words of an absolute time the query names ("summer 2021"), to match as words.
+
+    The period itself becomes a preference, but a memory may *mention* it ("we went to
+    Indiana in summer 2021", saved a year later), and then those words are the match.
+    Relative times ("last May", "el verano pasado") stay out: their words would only
+    match by accident.
+    """
+    have = set(kept)
+    removed = [t for t in tokenize(query, stem) if t not in have]
+    if not any(_YEAR.fullmatch(t) for t in removed):
+        return []
+    return list(dict.fromkeys(removed))
 
 
 def _parse_date(value: Any) -> str:

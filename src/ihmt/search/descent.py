@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..store.store import Store
+from ..store.store import Store, best_common
 
 K1 = 1.5
 B = 0.75
@@ -105,12 +105,12 @@ def descend(store: Store, terms: list[str], k: int, *, max_files: int = 400) -> 
             push(score, "leaf", (entry, matched), ["root"])
         else:
             br = opened[entry["id"]]
-            bound = 0.0
+            items = []
             for t in q:
                 s = br.self_stats(t)
                 if s:
-                    bound += idf[t] * _tf_part(s[0], s[1], avgdl)
-            push(bound, "node", (br, entry), ["root"])
+                    items.append((idf[t] * _tf_part(s[0], s[1], avgdl), br.signature(t)))
+            push(best_common(items) if items else 0.0, "node", (br, entry), ["root"])
 
     # Seeds: the few leaves holding the query's rarest words, found by following only
     # the branches that contain them. Their exact scores raise the bar the best-first
@@ -164,18 +164,35 @@ SEED_TERMS = 1
 
 def _child_bounds(br, q: list[str], idf: dict[str, float], avgdl: float
                   ) -> tuple[dict[int, float], dict[int, list[str]]]:
-    """Per child: the score bound (exact for a leaf child) and the query terms it holds."""
+    """Per child: the score bound (exact for a leaf child) and the query terms it holds.
+
+    A branch child's bound is the best sum of term bounds that can meet in one slot of
+    its subtree (:func:`best_common` over the stored slot masks); without masks (older
+    files) every term present is added.
+    """
     bounds: dict[int, float] = {}
     hits: dict[int, list[str]] = {}
+    parts: dict[int, list[tuple[float, int]]] = {}
     for t in q:
         g = br.groups(t)
         if not g:
             continue
         w = idf[t]
-        for i in range(0, len(g), 4):
+        ms = br.masks(t)
+        for j in range(len(g) // 4):
+            i = 4 * j
             ci = g[i]
-            bounds[ci] = bounds.get(ci, 0.0) + w * _tf_part(g[i + 1], g[i + 2], avgdl)
+            c = w * _tf_part(g[i + 1], g[i + 2], avgdl)
             hits.setdefault(ci, []).append(t)
+            if ms is None:
+                bounds[ci] = bounds.get(ci, 0.0) + c
+            else:
+                parts.setdefault(ci, []).append((c, ms[j]))
+    for ci, items in parts.items():
+        if int(br.children[ci]["layer"]) == 0:
+            bounds[ci] = sum(c for c, _ in items)
+        else:
+            bounds[ci] = best_common(items)
     return bounds, hits
 
 

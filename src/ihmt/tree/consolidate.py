@@ -20,7 +20,7 @@ from typing import Any
 from ..ingest.dates import find_date
 from ..model import Leaf
 from ..store.files import digest
-from ..store.store import Store, utcnow
+from ..store.store import Store, pack_masks, utcnow
 from ..text import clip
 from .summarize import SummarizerBackend, display_keywords
 
@@ -168,6 +168,10 @@ class Consolidator:
         self, members: list[dict[str, Any]], domain: str, layer: int
     ) -> dict[str, Any]:
         terms: dict[str, list[int]] = {}
+        # Slot masks (see ihmt.store.store.Branch), only where a child is a branch: for a
+        # leaf child the statistics are already exact.
+        masks: dict[str, list[int]] | None = (
+            {} if any(int(e["layer"]) > 0 for e in members) else None)
         children: list[dict[str, Any]] = []
         for ci, entry in enumerate(members):
             if int(entry["layer"]) == 0:
@@ -176,17 +180,24 @@ class Consolidator:
                     g = terms.get(term)
                     if g is None:
                         terms[term] = [ci, int(tf), length, 1]
+                        if masks is not None:
+                            masks[term] = [1]
                     else:
                         g.extend((ci, int(tf), length, 1))
+                        if masks is not None:
+                            masks[term].append(1)
             else:
                 child, _ = self.store.branch(entry["id"], int(entry["layer"]))
                 for term, g0 in child.items():
                     mx, mn, df = max(g0[1::4]), min(g0[2::4]), sum(g0[3::4])
+                    sig = child.signature(term)
                     g = terms.get(term)
                     if g is None:
                         terms[term] = [ci, mx, mn, df]
+                        masks[term] = [sig]  # type: ignore[index]
                     else:
                         g.extend((ci, mx, mn, df))
+                        masks[term].append(sig)  # type: ignore[index]
             children.append({k: entry[k] for k in CHILD_KEYS if k in entry})
         summary = self.summarizer.summarize(children, domain=domain, layer=layer)
         date_from, date_to = _minmax_dates(children)
@@ -205,6 +216,8 @@ class Consolidator:
             "created_at": utcnow(),
             "children": children,
             "terms": terms,
+            **({"masks": pack_masks([m for ms in masks.values() for m in ms])}
+               if masks is not None else {}),
         }
 
 

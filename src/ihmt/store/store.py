@@ -84,16 +84,17 @@ class Branch:
     leaf child these are exact (its count, its length, 1), so leaves are scored without
     opening them; for a branch child they bound the BM25 score of every leaf below.
 
-    A branch whose children are branches also keeps, per group, a 64-bit *slot mask*: the
-    child's subtree is cut into up to 64 slots (its children, each split again into its
-    own children) and the mask says which slots hold the term. Two query terms whose masks
-    share no slot never occur in the same leaf below that child, so their bounds need not
-    be added: the descent takes the best sum over one slot (see :func:`best_common`),
-    which is much tighter than adding every term and still never below a real score.
+    A branch whose children are branches also keeps, per group, a *slot mask*: the child's
+    subtree is cut into up to ``MASK_BITS`` slots (single leaves while they fit, then
+    small groups of leaves) and the mask says which slots hold the term. Two query terms
+    whose masks share no slot never occur in the same leaf below that child, so their
+    bounds need not be added: the descent takes the best sum over one slot (see
+    :func:`best_common`), much tighter than adding every term and never below a real
+    score.
     """
 
     __slots__ = ("data", "id", "layer", "domain", "children", "terms", "_flat", "_masks",
-                 "n_leaves", "total_len")
+                 "_mask_bytes", "_widths", "_layout", "n_leaves", "total_len")
 
     def __init__(self, data: dict[str, Any]) -> None:
         try:
@@ -114,7 +115,13 @@ class Branch:
                 flat.extend(groups)
             self.terms = index
             self._flat = flat
-            self._masks = _unpack_masks(data.pop("masks", None), len(flat) // 4)
+            self._mask_bytes = int(data.pop("mask_bytes", 0))
+            self._widths = [int(w) for w in data.pop("slot_widths", ())]
+            self._layout: tuple[list[int | None], list[int] | None, int] | None = None
+            self._masks = _unpack_masks(data.pop("masks", None), len(flat) // 4,
+                                        self._mask_bytes)
+            if self._masks is not None and len(self._widths) != len(self.children):
+                raise ValueError("slot_widths does not match the children")
             self.n_leaves: int = int(data["n_leaves"])
             self.total_len: int = int(data["total_len"])
         except (KeyError, TypeError, ValueError, OverflowError) as exc:
@@ -130,40 +137,70 @@ class Branch:
         start = code >> _SHIFT
         return self._flat[start : start + 4 * (code & _MASK)]
 
-    def masks(self, term: str) -> array | None:
+    def masks(self, term: str) -> list[int] | None:
         """The slot masks of ``term``'s groups (same order), or None if not stored."""
         if self._masks is None:
             return None
         code = self.terms.get(term)
         if code is None:
             return None
-        start = (code >> _SHIFT) // 4
-        return self._masks[start : start + (code & _MASK)]
+        w = self._mask_bytes
+        start = (code >> _SHIFT) // 4 * w
+        raw = self._masks
+        return [int.from_bytes(raw[i : i + w], "little")
+                for i in range(start, start + w * (code & _MASK), w)]
+
+    def slot_width(self) -> int:
+        """How many slots this subtree's masks have (see :meth:`signature`)."""
+        widths, offsets, sub = self._slots()
+        if offsets is not None:
+            return sum(widths)  # type: ignore[arg-type]
+        return sub * len(widths)
+
+    def _slots(self) -> tuple[list[int | None], list[int] | None, int]:
+        """(child widths, offsets when laid side by side else None, slots per child)."""
+        if self._layout is None:
+            if self._masks is not None:
+                widths: list[int | None] = list(self._widths)
+            else:
+                widths = [1 if int(c["layer"]) == 0 else None for c in self.children]
+            offsets: list[int] | None = None
+            if None not in widths and sum(widths) <= MASK_BITS:  # type: ignore[arg-type]
+                offsets = [0] * len(widths)
+                for i in range(1, len(widths)):
+                    offsets[i] = offsets[i - 1] + widths[i - 1]  # type: ignore[operator]
+            self._layout = (widths, offsets, max(1, MASK_BITS // len(widths)))
+        return self._layout
 
     def signature(self, term: str) -> int:
-        """Which of this subtree's (up to 64) slots hold ``term``, as a bit mask.
+        """Which slots of this subtree hold ``term``, as a bit mask.
 
-        Slot ``a * sub + i`` is the ``i``-th part of child ``a``, with ``sub = 64 //
-        len(children)`` parts per child: a child's own mask folded down to ``sub`` bits
-        (a leaf child is one part). Folding only merges slots, so a mask may say two
-        terms meet where they do not (a looser bound), never the reverse.
+        While the children's slots fit in ``MASK_BITS``, they are laid side by side (so a
+        slot is one leaf up to three levels down with the default branch factor); beyond
+        that each child gets ``MASK_BITS // children`` slots and its own mask is folded
+        into them. Folding only merges slots, so a mask may say two terms meet where they
+        do not (a looser bound), never the reverse. A child whose mask is unknown (an
+        older file) fills all of its slots.
         """
         g = self.groups(term)
         if not g:
             return 0
-        m = self.masks(term)
-        sub = max(1, MASK_BITS // len(self.children))
+        widths, offsets, sub = self._slots()
         sig = 0
-        for j in range(len(g) // 4):
-            ci = g[4 * j]
-            if int(self.children[ci]["layer"]) == 0:
-                part = 1
-            elif m is None:
-                part = (1 << sub) - 1  # unknown: the term may be anywhere in that child
+        if offsets is not None and self._masks is None:  # all children are leaves
+            for ci in g[0::4]:
+                sig |= 1 << offsets[ci]
+            return sig
+        m = self.masks(term)
+        for j, ci in enumerate(g[0::4]):
+            w = widths[ci]
+            part = 1 if w == 1 else (m[j] if m is not None and w else -1)
+            if offsets is not None:
+                sig |= part << offsets[ci]
             else:
-                part = fold_mask(m[j], sub)
-            sig |= part << ((ci * sub) % MASK_BITS)
-        return sig & FULL_MASK
+                folded = (1 << sub) - 1 if part < 0 else fold_mask(part, w or 1, sub)
+                sig |= folded << (ci * sub)
+        return sig
 
     def items(self) -> Iterator[tuple[str, array]]:
         for term in self.terms:
@@ -184,25 +221,29 @@ class Branch:
 
 _SHIFT = 12
 _MASK = (1 << _SHIFT) - 1
-MASK_BITS = 64
-FULL_MASK = (1 << MASK_BITS) - 1
-_BYTE_LOW = 0x0101010101010101
-_GATHER = 0x0102040810204080  # moves bit 8*i to bit 56+i
+MASK_BITS = 512  # slots per subtree: every leaf of a 512-leaf subtree has its own
+_BYTE_LOW = int.from_bytes(b"\x01" * (MASK_BITS // 8), "little")
+_BITS = bytes.maketrans(b"\x00\x01", b"01")
 
 
-def fold_mask(mask: int, sub: int) -> int:
-    """``mask`` (64 slots) folded to ``sub`` bits: bit i is set if any slot of the i-th
-    block of ``64 // sub`` slots is."""
-    if sub >= MASK_BITS:
+def fold_mask(mask: int, width: int, sub: int) -> int:
+    """A ``width``-slot mask folded to ``sub`` slots: slot i is set if any slot of the
+    i-th block of ``ceil(width / sub)`` slots is."""
+    if width <= sub:
         return mask
-    if sub == 8:  # the default branch factor: bit tricks instead of a loop
+    block = -(-width // sub)
+    if block == 8 and width <= MASK_BITS:  # the default shape: byte tricks, all in C
         x = mask | (mask >> 4)
         x |= x >> 2
         x |= x >> 1
-        return (((x & _BYTE_LOW) * _GATHER) >> 56) & 0xFF
-    block = MASK_BITS // sub
+        raw = (x & _BYTE_LOW).to_bytes(MASK_BITS // 8, "little")[: sub]
+        return int(raw.translate(_BITS)[::-1] or b"0", 2)
     low = (1 << block) - 1
-    return sum(1 << i for i in range(sub) if (mask >> (i * block)) & low)
+    out = 0
+    for i in range(sub):
+        if (mask >> (i * block)) & low:
+            out |= 1 << i
+    return out
 
 
 def best_common(items: list[tuple[float, int]]) -> float:
@@ -213,7 +254,7 @@ def best_common(items: list[tuple[float, int]]) -> float:
     """
     if len(items) == 1:
         return items[0][0]
-    common = FULL_MASK
+    common = -1
     total = 0.0
     for w, m in items:
         common &= m
@@ -241,31 +282,28 @@ def best_common(items: list[tuple[float, int]]) -> float:
             go(i + 1, m2, acc + ws[i])
         go(i + 1, mask, acc)
 
-    go(0, FULL_MASK, 0.0)
+    go(0, -1, 0.0)
     return best
 
 
-def pack_masks(masks: list[int]) -> str:
-    """Slot masks as stored in a branch file: little-endian uint64, zlib, base64."""
-    arr = array("Q", masks)
-    if sys.byteorder != "little":
-        arr.byteswap()
-    return base64.b64encode(zlib.compress(arr.tobytes(), 6)).decode("ascii")
+def pack_masks(masks: list[int]) -> tuple[str, int]:
+    """Slot masks as stored in a branch file (fixed width, little-endian, zlib, base64),
+    and that width in bytes."""
+    width = max(1, -(-max(masks, default=1).bit_length() // 8))
+    raw = b"".join(m.to_bytes(width, "little") for m in masks)
+    return base64.b64encode(zlib.compress(raw, 6)).decode("ascii"), width
 
 
-def _unpack_masks(blob: Any, n_groups: int) -> array | None:
-    if blob is None:
+def _unpack_masks(blob: Any, n_groups: int, width: int) -> bytes | None:
+    if blob is None or width <= 0:
         return None
     try:
-        arr = array("Q")
-        arr.frombytes(zlib.decompress(base64.b64decode(blob, validate=True)))
+        raw = zlib.decompress(base64.b64decode(blob, validate=True))
     except (TypeError, ValueError, zlib.error) as exc:
         raise DamagedFileError(f"branch masks cannot be read ({exc})") from exc
-    if sys.byteorder != "little":
-        arr.byteswap()
-    if len(arr) != n_groups:
-        raise DamagedFileError(f"branch masks: {len(arr)} for {n_groups} groups")
-    return arr
+    if len(raw) != n_groups * width:
+        raise DamagedFileError(f"branch masks: {len(raw)} bytes for {n_groups} groups")
+    return raw
 
 
 class Store:

@@ -173,7 +173,9 @@ class Consolidator:
         masks: dict[str, list[int]] | None = (
             {} if any(int(e["layer"]) > 0 for e in members) else None)
         children: list[dict[str, Any]] = []
+        widths: list[int] = []
         for ci, entry in enumerate(members):
+            widths.append(1)
             if int(entry["layer"]) == 0:
                 length = int(entry["len"])
                 for term, tf in entry["tf"].items():
@@ -188,6 +190,7 @@ class Consolidator:
                             masks[term].append(1)
             else:
                 child, _ = self.store.branch(entry["id"], int(entry["layer"]))
+                widths[ci] = child.slot_width()
                 for term, g0 in child.items():
                     mx, mn, df = max(g0[1::4]), min(g0[2::4]), sum(g0[3::4])
                     sig = child.signature(term)
@@ -216,9 +219,13 @@ class Consolidator:
             "created_at": utcnow(),
             "children": children,
             "terms": terms,
-            **({"masks": pack_masks([m for ms in masks.values() for m in ms])}
-               if masks is not None else {}),
+            **(_mask_fields(masks, widths) if masks is not None else {}),
         }
+
+
+def _mask_fields(masks: dict[str, list[int]], widths: list[int]) -> dict[str, Any]:
+    blob, width = pack_masks([m for ms in masks.values() for m in ms])
+    return {"slot_widths": widths, "mask_bytes": width, "masks": blob}
 
 
 def top_entry_of_branch(data: dict[str, Any]) -> dict[str, Any]:

@@ -125,6 +125,20 @@ def test_saves_corrections_and_facts_are_committed(tmp_path: Path) -> None:
     assert len(gitsync.history(a.path, limit=2)) == 2
 
 
+def test_a_large_bulk_load_is_one_commit(tmp_path: Path, caplog: pytest.LogCaptureFixture
+                                         ) -> None:
+    a = machine(tmp_path, "a")
+    gitsync.init(a)
+    assert not (a.path / "state/facts.jsonl").exists()
+    with a.bulk():
+        for i in range(600):
+            a.save(f"imported snippet {i} of the old wiki", content_type="code")
+    assert "not committed" not in caplog.text
+    assert len(git(a.path, "ls-files", "layer_0").split()) == 600
+    assert gitsync.history(a.path)[0]["subject"].startswith("bulk: L-") and \
+        "(+599)" in gitsync.history(a.path)[0]["subject"]
+
+
 def test_window_and_off_modes_batch_commits(tmp_path: Path) -> None:
     a = machine(tmp_path, "a", sync_commit="window", sync_window_s=3600)
     gitsync.init(a)
@@ -409,7 +423,7 @@ def test_cli_sync_history_and_errors_as_subprocesses(tmp_path: Path) -> None:
     assert r.returncode == 0 and json.loads(r.stdout)["pushed"] is True
     r = ihmt("sync", "init", "--remote", str(remote), "--path", pb)  # the second machine
     assert r.returncode == 0, r.stderr
-    assert "1 new memories" in r.stdout
+    assert "1 new memory," in r.stdout
     r = ihmt("search", "when do deploys happen", "--json", "--path", pb)
     assert "Fridays" in r.stdout
     r = ihmt("sync", "--status", "--json", "--path", pb)

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from filelock import FileLock, Timeout
 
+from ..config import Config
 from ..errors import DamagedFileError, IHMTError
 from ..store import files
 from ..store.leaves import checksum, format_leaf, parse_leaf
@@ -256,7 +257,7 @@ def after_write(store: Store, what: str, ids: list[str] | tuple[str, ...] = (),
         todo = [r for r in dict.fromkeys(_pending(path) + rels + [FACTS])
                 if (path / r).exists()]
         if len(todo) > 500:  # a bulk batch: let git find them (one scan of layer_0)
-            git(path, "add", "-A", "--", "layer_0", FACTS)
+            git(path, "add", "-A", "--", "layer_0", *[r for r in (FACTS,) if r in todo])
         elif todo:
             git(path, "add", "--", *todo)
         if _commit_staged(path, _message(what, ids, text)):
@@ -586,7 +587,7 @@ def _apply_files(mem: Memory, old: str | None, target: str, report: dict[str, An
         if crash_at and n == int(crash_at):
             os._exit(137)
         p = path / rel
-        if rel.startswith((".git/", "/")) or ".." in Path(rel).parts:
+        if rel.lower().startswith((".git/", "/")) or ".." in Path(rel).parts:
             continue
         try:
             cur = p.read_bytes() if p.is_file() else None
@@ -616,6 +617,8 @@ def _apply_files(mem: Memory, old: str | None, target: str, report: dict[str, An
         files.atomic_write(p, data)
     os.sync()
     git(path, "reset", "-q", target)
+    if any(c[3] == CONFIG for c in changes):  # the other machine's settings now apply here
+        store.config = mem.config = Config.load(path)
     store.end_write()
 
 
@@ -798,7 +801,7 @@ def status_lines(st: dict[str, Any]) -> list[str]:
         pos = f", {st['ahead']} ahead / {st['behind']} behind"
     last = st.get("last_sync") or {}
     lines = [f"sync    {st.get('branch', '?')} at {st.get('head') or 'no commit'}, "
-             f"{st.get('commits', 0)} commits{pos}",
+             f"{_n(st.get('commits', 0), 'commit', 'commits')}{pos}",
              f"remote  {remote}",
              f"last    {last.get('at', 'never synced')}"
              + (f", {st['uncommitted']} uncommitted change(s)" if st.get("uncommitted") else "")]
@@ -814,13 +817,17 @@ def sync_lines(rep: dict[str, Any]) -> list[str]:
     how = ("fast-forward" if rep.get("fast_forward") else "merged") if rep.get("merged") \
         else "nothing to merge"
     lines.append(f"synced with {rep.get('remote')}/{rep.get('branch')}: {how}, "
-                 f"{rep.get('new_memories', 0)} new memories, "
+                 f"{_n(rep.get('new_memories', 0), 'new memory', 'new memories')}, "
                  + ("pushed" if rep.get("pushed") else "not pushed")
                  + f" (now at {rep.get('head')}, {rep.get('ahead', 0)} ahead / "
                  f"{rep.get('behind', 0)} behind)")
     lines += [f"kept both: {c}" if "kept both" in c else f"conflict: {c}"
               for c in rep.get("conflicts", [])]
     return lines
+
+
+def _n(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
 
 
 def history_lines(rows: list[dict[str, Any]]) -> list[str]:

@@ -149,7 +149,15 @@ def test_window_and_off_modes_batch_commits(tmp_path: Path) -> None:
     st = gitsync.status(a.path)
     assert st["commits"] == n0 + 1  # only the first save of the window made a commit
     assert st["uncommitted"] == 2
-    # the pending ones are committed by the next commit (here: a sync's commit step)
+    # the first save after the window commits the ones waiting with it
+    os.utime(a.path / gitsync.STAMP, (time.time() - 7200, time.time() - 7200))
+    r4 = a.save("fourth memory, after the window", date="2026-01-04")
+    st = gitsync.status(a.path)
+    assert st["commits"] == n0 + 2
+    assert "??" not in git(a.path, "status", "--porcelain")  # (parent stamps may remain)
+    assert gitsync.history(a.path)[0]["subject"].startswith(f"save: {r4.ids[0]} (+2) fourth")
+    a.save("fifth memory of the new window", date="2026-01-05")
+    # what waits is committed by the next commit of any kind (here: a sync's commit step)
     assert gitsync.commit_all(a.path, "sync: commit pending changes")
     assert clean(a)
     b = machine(tmp_path, "b", sync_commit="off")
@@ -237,6 +245,28 @@ def test_two_machines_converge_to_the_union(tmp_path: Path) -> None:
     from ihmt.doctor import check_store
 
     assert check_store(a.path)["ok"] and check_store(b.path)["ok"]
+
+
+def test_saves_during_a_sync_are_neither_lost_nor_left_behind(tmp_path: Path) -> None:
+    remote = bare(tmp_path)
+    a, b = machine(tmp_path, "a"), machine(tmp_path, "b")
+    gitsync.init(a, str(remote))
+    gitsync.init(b, str(remote))
+    with a.bulk():
+        for i in range(300):
+            a.save(f"laptop import {i}: the delta cluster has {i} nodes", date="2026-01-01")
+    gitsync.sync(a)
+    writer = _save_many(b.path, "omega", 15)  # another process saves on B meanwhile
+    rep = gitsync.sync(b)
+    _, err = writer.communicate(timeout=120)
+    assert writer.returncode == 0, err
+    assert rep["new_memories"] == 300
+    gitsync.sync(b)
+    gitsync.sync(a)
+    assert len(leaves(b)) == 315 and leaves(a) == leaves(b) and clean(a) and clean(b)
+    for m in (a, b):
+        assert Memory.open(m.path).stats()["leaves"] == 315
+        assert m.search("omega note 14 port 8014", top_k=1).hits
 
 
 def test_the_same_memory_saved_on_both_machines_stays_one(tmp_path: Path) -> None:

@@ -188,7 +188,7 @@ def _read_blobs(path: Path, shas: list[str]) -> dict[str, bytes]:
 def _configure(path: Path) -> None:
     """Repository settings IHMT relies on (idempotent; nothing global is read or set)."""
     for key, value in (("merge.renames", "false"), ("diff.renames", "false"),
-                       ("core.quotepath", "false"), ("gc.autoDetach", "false")):
+                       ("core.quotepath", "false")):
         git(path, "config", key, value)
     for key, value in zip(("user.name", "user.email"), IDENTITY):
         if git(path, "config", "--get", key, check=False).returncode != 0:
@@ -254,13 +254,13 @@ def after_write(store: Store, what: str, ids: list[str] | tuple[str, ...] = (),
             if time.time() - last < window:
                 _pend(path, rels)
                 return
-        todo = [r for r in dict.fromkeys(_pending(path) + rels + [FACTS])
-                if (path / r).exists()]
+        waiting = [r for r in _pending(path) if r not in rels]
+        todo = [r for r in dict.fromkeys(waiting + rels + [FACTS]) if (path / r).exists()]
         if len(todo) > 500:  # a bulk batch: let git find them (one scan of layer_0)
             git(path, "add", "-A", "--", "layer_0", *[r for r in (FACTS,) if r in todo])
         elif todo:
             git(path, "add", "--", *todo)
-        if _commit_staged(path, _message(what, ids, text)):
+        if _commit_staged(path, _message(what, ids, text, len(set(waiting)))):
             files.atomic_write(path / STAMP, b"")
         _clear_pending(path)
     except (IHMTError, OSError) as exc:
@@ -271,9 +271,10 @@ def after_write(store: Store, what: str, ids: list[str] | tuple[str, ...] = (),
             pass
 
 
-def _message(what: str, ids: list[str] | tuple[str, ...], text: str) -> str:
+def _message(what: str, ids: list[str] | tuple[str, ...], text: str, waiting: int = 0) -> str:
     first = " ".join(text.split())[:72]
-    more = f" (+{len(ids) - 1})" if len(ids) > 1 else ""
+    others = len(ids) - 1 + waiting  # other leaves of the save, and earlier uncommitted ones
+    more = f" (+{others})" if others > 0 else ""
     head = f"{what}: {ids[0]}{more}" if ids else what
     return f"{head} {first}".strip() if first else head
 
@@ -615,7 +616,7 @@ def _apply_files(mem: Memory, old: str | None, target: str, report: dict[str, An
         if st == "A" and rel.startswith("layer_0/") and cur is None:
             report["new_memories"] += 1
         files.atomic_write(p, data)
-    os.sync()
+    getattr(os, "sync", lambda: None)()  # the written files reach the disk first
     git(path, "reset", "-q", target)
     if any(c[3] == CONFIG for c in changes):  # the other machine's settings now apply here
         store.config = mem.config = Config.load(path)

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from ihmt import Memory
+from ihmt.errors import InputError
 from ihmt.store.leaves import read_leaf
 from ihmt.sync import gitsync
 from ihmt.sync.gitsync import SyncError
@@ -123,6 +124,8 @@ def test_saves_corrections_and_facts_are_committed(tmp_path: Path) -> None:
         assert all('"parent_id"' in d for d in changed), diff
     assert gitsync.history(a.path, since="2999-01-01") == []
     assert len(gitsync.history(a.path, limit=2)) == 2
+    with pytest.raises(InputError, match="limit must be a positive"):
+        gitsync.history(a.path, limit=0)
 
 
 def test_a_large_bulk_load_is_one_commit(tmp_path: Path, caplog: pytest.LogCaptureFixture
@@ -172,12 +175,21 @@ def test_a_failing_git_never_fails_a_save(tmp_path: Path, caplog: pytest.LogCapt
     gitsync.init(a, str(bare(tmp_path)))
     lock = a.path / ".git" / "index.lock"
     lock.write_text("")  # a git process that died, or a git run by hand
+    os.utime(lock, (time.time() - 60, time.time() - 60))
     rep = a.save("saved even though git is stuck", date="2026-01-01")
     assert rep.new == 1 and rep.ids[0] in leaves(a)
     assert "not committed to git" in caplog.text
     rep = gitsync.sync(a)  # removes the stale lock and commits what was pending
     assert "removed a stale .git/index.lock" in rep["recovered"]
     assert rep["committed"] and rep["pushed"] and clean(a)
+    # a young lock may belong to a git the user is running: it is left alone
+    lock.write_text("")
+    a.save("saved while someone runs git by hand", date="2026-01-02")
+    with pytest.raises(SyncError, match="index.lock"):
+        gitsync.sync(a)
+    assert lock.exists()
+    lock.unlink()
+    assert gitsync.sync(a)["committed"] and clean(a)
 
 
 # ---------------------------------------------------------------------- two machines
@@ -378,7 +390,9 @@ def test_a_leftover_git_merge_is_finished_without_loss(tmp_path: Path) -> None:
                         capture_output=True, text=True)
     assert cp.returncode != 0 and (b.path / ".git" / "MERGE_HEAD").exists()
     assert "<<<<<<<" in b.store.leaf_path(rid).read_text()
-    (b.path / ".git" / "index.lock").write_text("")  # and a git process died
+    lock = b.path / ".git" / "index.lock"
+    lock.write_text("")  # and a git process died a minute ago
+    os.utime(lock, (time.time() - 60, time.time() - 60))
     late = b.save("saved while the merge was left half done", date="2026-01-04").ids[0]
     r = ihmt("sync", "--path", str(b.path))
     assert r.returncode == 0, r.stderr

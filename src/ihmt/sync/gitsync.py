@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from filelock import FileLock, Timeout
 
 from ..config import Config
-from ..errors import DamagedFileError, IHMTError
+from ..errors import DamagedFileError, IHMTError, InputError
 from ..store import files
 from ..store.leaves import checksum, format_leaf, parse_leaf
 from ..store.store import utcnow
@@ -68,6 +68,7 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 BRANCH = "main"
 IDENTITY = ("IHMT memory", "ihmt@localhost")  # only when the user has none configured
 COMMIT_MODES = ("save", "window", "off")
+STALE_LOCK_S = 10.0  # a .git/index.lock older than this, with no IHMT writer, is left over
 
 GITIGNORE = """\
 # Written by 'ihmt sync init'. The leaves, the fact log and the config are the memory;
@@ -123,6 +124,9 @@ def git(path: Path, *args: str, check: bool = True, data: bytes | None = None,
     except OSError as exc:
         raise SyncError(f"cannot run git: {exc}") from exc
     if check and cp.returncode != 0:
+        if b"index.lock" in cp.stderr:
+            raise SyncError(f"git is busy in {path} (.git/index.lock exists): if no git command "
+                            "is running there, delete that file and try again")
         raise SyncError(f"git {args[0]} failed: {_tail(cp)}")
     return cp
 
@@ -135,7 +139,8 @@ def _tail(cp: subprocess.CompletedProcess) -> str:
     text = (cp.stderr or b"").decode("utf-8", "replace").strip() or \
         (cp.stdout or b"").decode("utf-8", "replace").strip()
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("hint:")]
-    return " / ".join(lines[-3:]) or f"exit status {cp.returncode}"
+    key = [ln for ln in lines if ln.startswith(("fatal:", "error:"))]
+    return " / ".join(key[:2] or lines[-3:]) or f"exit status {cp.returncode}"
 
 
 def is_repo(path: Path) -> bool:
@@ -403,6 +408,8 @@ def history(path: Path, since: str | None = None, limit: int | None = 50) -> lis
     ``since`` is an ISO date; git's own date reading is lenient (far years wrap), so the
     rows are also checked here."""
     _require_repo(path)
+    if limit is not None and (not isinstance(limit, int) or limit < 1):
+        raise InputError(f"limit must be a positive whole number, not {limit!r}")
     if _rev(path, "HEAD") is None:
         return []
     args = ["log", "--no-color", "--date=iso-strict", "--pretty=format:%h%x1f%ad%x1f%s"]
@@ -654,7 +661,13 @@ def _recover(mem: Memory, report: dict[str, Any]) -> list[str]:
     notes: list[str] = []
     gdir = path / ".git"
     for stale in ("index.lock", "ihmt-merge.index"):
-        if (gdir / stale).exists():
+        try:
+            age = time.time() - (gdir / stale).stat().st_mtime
+        except OSError:
+            continue
+        # IHMT's own git runs hold the write lock we hold now; an older lock file is left
+        # by a git that died (a young one may be a git the user is running right now).
+        if stale != "index.lock" or age > STALE_LOCK_S:
             (gdir / stale).unlink(missing_ok=True)
             notes.append(f"removed a stale .git/{stale}")
     if (gdir / "MERGE_HEAD").exists():

@@ -281,6 +281,27 @@ def test_saves_during_a_sync_are_neither_lost_nor_left_behind(tmp_path: Path) ->
         assert m.search("omega note 14 port 8014", top_k=1).hits
 
 
+def test_two_existing_memories_with_different_settings_join(tmp_path: Path) -> None:
+    remote = bare(tmp_path)
+    a = machine(tmp_path, "a", branch_factor=4)
+    b = machine(tmp_path, "b", branch_factor=6)
+    for i in range(5):
+        a.save(f"laptop memory {i} about the kiwi garden", date="2026-01-01")
+        b.save(f"workstation memory {i} about the lemon orchard", date="2026-01-02")
+    gitsync.init(a, str(remote))
+    rep = gitsync.init(b, str(remote))["sync"]  # unrelated histories, both with memories
+    assert rep["merged"] and rep["new_memories"] == 5
+    assert any(c.startswith("ihmt.config.json was changed on both machines")
+               for c in rep["conflicts"])
+    rep = gitsync.sync(a)
+    assert rep["fast_forward"] and rep["new_memories"] == 5
+    # one set of settings on both machines, applied at once in the running process too
+    assert a.config.branch_factor == b.config.branch_factor == 6
+    assert (a.path / "ihmt.config.json").read_bytes() == (b.path / "ihmt.config.json").read_bytes()
+    assert leaves(a) == leaves(b) and len(leaves(a)) == 10 and clean(a) and clean(b)
+    assert gitsync.sync(b)["merged"] is False
+
+
 def test_the_same_memory_saved_on_both_machines_stays_one(tmp_path: Path) -> None:
     remote = bare(tmp_path)
     a, b = machine(tmp_path, "a"), machine(tmp_path, "b")

@@ -280,6 +280,7 @@ def _message(what: str, ids: list[str] | tuple[str, ...], text: str, waiting: in
     first = " ".join(text.split())[:72]
     others = len(ids) - 1 + waiting  # other leaves of the save, and earlier uncommitted ones
     more = f" (+{others})" if others > 0 else ""
+    what = " ".join(what.split())[:120]
     head = f"{what}: {ids[0]}{more}" if ids else what
     return f"{head} {first}".strip() if first else head
 

@@ -1103,7 +1103,8 @@ def doctor_lines(report: dict[str, Any]) -> list[str]:
     if store.get("sync"):
         from ..sync.gitsync import status_lines
 
-        out.extend(status_lines(store["sync"])[:2])
+        out.extend(ln for i, ln in enumerate(status_lines(store["sync"]))
+                   if i < 2 or ln.startswith("  - "))
     server = report.get("server")
     if server:
         if server["error"]:

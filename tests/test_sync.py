@@ -502,3 +502,57 @@ def test_cli_sync_history_and_errors_as_subprocesses(tmp_path: Path) -> None:
     assert r.returncode == 2 and "git is not installed" in r.stderr
     r = ihmt("save", "saving still works without git", "--path", pa, env=nogit)
     assert r.returncode == 0
+
+
+@pytest.mark.heavy
+def test_syncs_killed_at_random_moments_lose_nothing(tmp_path: Path) -> None:
+    """Real SIGKILLs at random points of a sync (fetch, merge, file writes, rebuild, push)."""
+    import random
+    import signal
+
+    remote = bare(tmp_path)
+    a, b = machine(tmp_path, "a"), machine(tmp_path, "b")
+    gitsync.init(a, str(remote))
+    gitsync.init(b, str(remote))
+    with a.bulk():
+        for i in range(800):
+            a.save(f"laptop import {i}: the sigma cluster has {i} nodes", date="2026-01-01")
+    a.record_fact("cluster", "size", "800", "2026-01-01")
+    gitsync.sync(a)
+    for i in range(5):
+        b.save(f"workstation note {i} about the tau queue", date="2026-01-02")
+    b.record_fact("cluster", "size", "5", "2025-12-01")
+    template = tmp_path / "b-template"
+    shutil.copytree(b.path, template, symlinks=True)
+    want = leaves(a) | leaves(b)
+
+    def fresh_copy(name: str) -> Path:
+        """Machine B and the remote as they were before any trial."""
+        work = tmp_path / name / "ihmt_memory"
+        shutil.copytree(template, work, symlinks=True)
+        shutil.copytree(remote, tmp_path / name / "remote.git", symlinks=True)
+        git(work, "remote", "set-url", "origin", str(tmp_path / name / "remote.git"))
+        return work
+
+    probe = fresh_copy("probe")
+    start = time.monotonic()
+    assert ihmt("sync", "--path", str(probe)).returncode == 0
+    took = time.monotonic() - start  # kills land anywhere within a whole sync
+    rnd = random.Random(3)
+    killed = 0
+    for trial in range(6):
+        work = fresh_copy(f"b{trial}")
+        proc = subprocess.Popen([sys.executable, "-m", "ihmt.faces.cli", "sync", "--path",
+                                 str(work)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rnd.uniform(0.2, 0.9) * took)
+        proc.send_signal(signal.SIGKILL)
+        killed += proc.wait(timeout=60) == -signal.SIGKILL
+        r = ihmt("sync", "--path", str(work))
+        assert r.returncode == 0, (trial, r.stderr)
+        m = Memory.open(work)
+        assert leaves(m) == want, trial
+        assert m.stats()["leaves"] == len(want)
+        assert clean(m) and not (work / gitsync.MARKER).exists()
+        assert [f.value for f in m.facts("cluster")] == ["5", "800"]
+        assert m.search("sigma cluster 799 nodes", top_k=1).hits
+    assert killed >= 3  # most trials really died half way

@@ -34,6 +34,8 @@ class Config:
     max_files_per_search: int = 400  # branch files one search may open before it stops
     output_max_tokens: int = 900  # cap on a compact answer printed for an agent
     secrets: str = "refuse"  # refuse | redact | off
+    sync_commit: str = "save"  # save | window | off: git commits of a folder under 'ihmt sync'
+    sync_window_s: int = 60  # with "window": at most one commit per this many seconds
 
     @classmethod
     def load(cls, store: Path) -> Config:

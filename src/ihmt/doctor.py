@@ -142,6 +142,7 @@ def check_store(path: str | os.PathLike[str]) -> dict[str, Any]:
         # A write under way right now looks the same as one a crash cut short; either way
         # the next save finishes the repair, so it is reported but is not a failure.
         interrupted_write=store.interrupted(),
+        sync=_sync_state(spath),
     )
     return report
 
@@ -170,6 +171,8 @@ def _loose_permissions(root: Path, limit: int | None = 1000) -> list[str]:
     """Files and folders of the store that group or others may read or write."""
     out: list[str] = []
     for dirpath, dirnames, filenames in os.walk(root):
+        if dirpath == str(root) and ".git" in dirnames:
+            dirnames.remove(".git")  # 'ihmt sync': git's own files, inside the private folder
         for name in [*dirnames, *filenames]:
             p = os.path.join(dirpath, name)
             try:
@@ -210,6 +213,16 @@ def _scan_leaves(store: Store) -> tuple[dict[str, Path], dict[str, str], list[st
         if leaf.checksum and leaf.checksum != checksum(leaf.text):
             edited.append(leaf.id)
     return on_disk, damaged, edited, parents
+
+
+def _sync_state(path: Path) -> dict[str, Any]:
+    """'ihmt sync' state from the local repository only (never the network)."""
+    from .sync.gitsync import status
+
+    try:
+        return status(path)
+    except Exception as exc:  # noqa: BLE001 - git missing or broken: report, never fail
+        return {"enabled": (path / ".git").is_dir(), "error": str(exc)}
 
 
 def _capped(items: list[str]) -> dict[str, Any]:

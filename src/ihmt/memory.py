@@ -34,6 +34,7 @@ from .search.intent import asks_for_current, fact_intent
 from .store import files
 from .store.leaves import checksum
 from .store.store import Store, resolve_store_path, utcnow
+from .sync.gitsync import after_write
 from .text import clip, term_counts, tokenize
 from .timeline.extract import extract_facts
 from .timeline.facts import FactTimeline
@@ -342,6 +343,7 @@ class Memory:
                 self._catalog_buf = []
                 root["facts_size"] = self._facts_size()
                 self.store.write_root(root)
+                after_write(self.store, "save", report.ids, prepared[0][0].text)
 
     def _add_leaves(self, root: dict[str, Any], prepared: list[tuple[Leaf, Counter[str]]],
                     report: SaveReport, *, durable: bool) -> None:
@@ -441,6 +443,7 @@ class Memory:
             root["facts_size"] = self._facts_size()
             self.store.write_root(root)
             self.store.end_write()
+            after_write(self.store, "bulk", [lf.id for lf, _, _ in items])
         finally:
             self.store.lock.release()
             self._bulk_root = None
@@ -732,6 +735,7 @@ class Memory:
             if old.extra.get("superseded_by") != new_id:
                 old.extra["superseded_by"] = new_id
                 self.store.write_leaf(old, new=False)
+            after_write(self.store, f"outdated by {new_id}", [old_id])
         return {"old": old_id, "new": new_id, "old_excerpt": clip(old.text, 100),
                 "new_excerpt": clip(new.text, 100)}
 
@@ -742,6 +746,7 @@ class Memory:
                     date=_parse_date(date), source=source)
         with self._writing("record_fact"):
             notice = self.timeline.record(fact)
+            after_write(self.store, f"fact {subject} {attribute} = {value} ({fact.date})")
         return str(notice) if notice else None
 
     def facts(self, subject: str | None = None) -> list[Fact]:

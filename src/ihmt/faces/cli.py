@@ -262,6 +262,38 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     return 0
 
 
+@command("sync")
+def cmd_sync(args: argparse.Namespace) -> int:
+    from ..sync import gitsync as gs
+
+    if args.action == "init":
+        rep = gs.init(open_memory(args, create=True), args.remote)
+        text = [f"{rep['path']} is under git ({'new repository' if rep['created'] else 'already'}"
+                f", commit {rep['commit']})"]
+        if rep.get("sync"):
+            text += gs.sync_lines(rep["sync"])
+        out(args, rep, "\n".join(text + gs.status_lines(rep["status"])))
+        return 0
+    if args.status:
+        st = gs.status(open_memory(args).path)
+        out(args, st, "\n".join(gs.status_lines(st)))
+        return 0
+    rep = gs.sync(open_memory(args), args.remote)
+    out(args, rep, "\n".join(gs.sync_lines(rep)))
+    return 0
+
+
+@command("history")
+def cmd_history(args: argparse.Namespace) -> int:
+    from ..ingest.dates import parse_date_arg
+    from ..sync import gitsync as gs
+
+    since = parse_date_arg(args.since) if args.since else None
+    rows = gs.history(open_memory(args).path, since, args.limit)
+    out(args, {"commits": rows}, "\n".join(gs.history_lines(rows)))
+    return 0
+
+
 @command("demo")
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
@@ -324,6 +356,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("stats", help="counts, depth, domains")
     sub.add_parser("rebuild", help="rebuild catalog, branches and trunk from the leaves")
+    s = sub.add_parser("sync", help="git history and sync across machines: sync init "
+                       "[--remote URL], sync [--remote NAME], sync --status")
+    s.add_argument("action", nargs="?", choices=["init"])
+    s.add_argument("--remote", help="init: the remote's URL or path; sync: its name")
+    s.add_argument("--status", action="store_true", help="ahead/behind, last sync (no network)")
+    s = sub.add_parser("history", help="what was saved and changed, from the git history")
+    s.add_argument("--since", help="only commits since this date (2026-02-03)")
+    s.add_argument("--limit", type=int, default=50)
     sub.add_parser("demo", help="end-to-end walkthrough on example documents")
     for name, text in PASSTHROUGH.items():
         sub.add_parser(name, help=text, add_help=False)

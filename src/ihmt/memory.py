@@ -36,6 +36,7 @@ from .store.store import Store, resolve_store_path, utcnow
 from .text import clip, term_counts, tokenize
 from .timeline.extract import extract_facts
 from .timeline.facts import FactTimeline
+from .timeline.supersede import implicit_links, statement_facts, versions_together
 from .tree.consolidate import Consolidator, leaf_entry
 from .tree.order import similarity_order
 from .tree.rebuild import rebuild as _rebuild
@@ -365,8 +366,10 @@ class Memory:
             report.new += 1
             if leaf.date and leaf.data_type != "CODE":
                 facts = extract_facts(leaf.text, leaf.date, source=leaf.id)
+                facts += statement_facts(leaf.text, leaf.date, leaf.id)
                 if facts:
                     report.notices.extend(str(n) for n in self.timeline.record_many(facts))
+                    self._link_versions(facts, report)
             buf.append({
                 "id": leaf.id, "kind": "leaf",
                 "path": f"layer_0/{leaf.domain}/{leaf.id}.txt", "domain": leaf.domain,
@@ -377,6 +380,25 @@ class Memory:
             self._bulk_catalog.extend(buf)
         else:
             self._catalog_buf = buf
+
+    def _link_versions(self, facts: list[Fact], report: SaveReport | None = None) -> None:
+        """Record implicit supersessions (:mod:`ihmt.timeline.supersede`) exactly as a
+        ``replaces`` correction: in the timeline and in the old leaf's own header."""
+        for old, new, when in implicit_links(self.timeline, facts):
+            self.timeline.mark_outdated(old, new, when or None)
+            leaf = self.consolidator.pending.get(old)
+            if leaf is None:
+                try:
+                    leaf = self.store.read_leaf(old)
+                except (NotFoundError, DamagedFileError):
+                    continue
+                if leaf.extra.get("superseded_by") != new:
+                    leaf.extra["superseded_by"] = new
+                    self.store.write_leaf(leaf, durable=not self._bulk_depth, new=False)
+            else:
+                leaf.extra["superseded_by"] = new
+            if report is not None and new in report.ids:
+                report.outdated.append(old)
 
     @contextmanager
     def bulk(self) -> Iterator[Memory]:
@@ -484,6 +506,7 @@ class Memory:
         for old, new, when in marks:
             if known.get(old) != new:
                 self.timeline.mark_outdated(old, new, when or None)
+        self._link_versions(facts)
         root = _copy_root(self.store.root())
         root["facts_size"] = self._facts_size()
         self.store.write_root(root)
@@ -574,6 +597,9 @@ class Memory:
             if not period:
                 hits = corrections_first(hits, self.timeline,
                                          lambda i: self._hit_for(i, result))
+            hits = versions_together(hits, self.timeline.outdated_by,
+                                     lambda i: self._hit_for(i, result), query=base,
+                                     period=period, stemmer=stem)
         result.hits = hits
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value)
@@ -847,6 +873,7 @@ def _leaf_facts(leaf: Leaf, facts: list[Fact], marks: list[tuple[str, str, str]]
     """What a leaf contributes to the timeline: its facts, and a correction it records."""
     if leaf.date and leaf.data_type != "CODE":
         facts.extend(extract_facts(leaf.text, leaf.date, source=leaf.id))
+        facts.extend(statement_facts(leaf.text, leaf.date, leaf.id))
     newer = leaf.extra.get("superseded_by")
     if isinstance(newer, str):
         marks.append((leaf.id, newer, (leaf.date or leaf.saved_at or "")[:10]))

@@ -596,6 +596,17 @@ class FactTimeline:
                 return []
             return [replace(p) for p in self._view(key).periods]
 
+    def statements(self, subject: str, attribute: str) -> list[Fact]:
+        """Every statement of one subject::attribute in date order (arrival order for equal
+        dates), confirmations included. Costs that key's statements only, not the log's."""
+        with self._lock:
+            self._ensure_loaded()
+            key = f"{subject}::{attribute}"
+            if key not in self._stmts:
+                return []
+            return [Fact(s.subject, s.attribute, s.value, s.date, s.source)
+                    for s in self._view(key).ordered]
+
     def active_state(self) -> dict[str, Fact]:
         """The current value of every subject::attribute."""
         with self._lock:

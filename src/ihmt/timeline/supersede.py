@@ -1,0 +1,684 @@
+"""Implicit supersession: a new memory that states a new value for the same subject and the
+same attribute as an earlier one corrects it, even when nobody said ``replaces``.
+
+"The login provider of Dylumou is Okta" (March) and "Dylumou switched its login provider to
+Keycloak" (September) both state ``dylumou :: login provider``; the second retires the first.
+This module finds such statements (:func:`find_statements`), turns them into timeline facts
+(:func:`statement_facts`), works out which leaf supersedes which from one subject::attribute's
+statements (:func:`version_links`) and, at search time, keeps the versions of one fact
+together with the current one first (:func:`versions_together`).
+
+A wrong link hides a true memory behind an OUTDATED flag, so the rules are conservative:
+
+* the subject must be an entity: a capitalised name or codename ("Dylumou", "the Atlas
+  billing service", "el servicio Atlas de billing"), an identifier ("db-eu-7",
+  "reconcileLedger") or a person's full name; "the billing service" or "it" are not;
+* the attribute is a short noun phrase (normalised: case, accents, articles, plurals, and a
+  few synonyms such as "sign-in" = "login provider", "base de datos" = "database");
+* only settled statements count: questions, negations ("is not", "no longer"), conditionals
+  and plans ("if", "might", "we plan to switch", "next month") give nothing;
+* two memories are linked only when subject AND attribute match and the values differ;
+  the same value again is a confirmation.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from ..model import Fact, Hit
+from ..text import STOPWORDS, fold, tokenize
+from .facts import FactTimeline
+
+__all__ = ["Statement", "asks_for_past", "find_statements", "implicit_links",
+           "statement_facts", "version_links", "versions_together"]
+
+# ---------------------------------------------------------------------------------- words
+
+_ARTICLES = frozenset("the a an our their its el la los las un una nuestro nuestra this este "
+                      "esta that ese esa".split())
+# Generic heads dropped from a subject key: "the Atlas billing service" = "Atlas billing".
+_HEADS = frozenset("service services servicio servicios app application aplicacion".split())
+# Heads that may precede the name ("el servicio Atlas", "project Dylumou").
+_LEADING_HEADS = _HEADS | frozenset("project proyecto team equipo repo repository cluster "
+                                    "library libreria".split())
+_CONNECTORS = frozenset("of de del".split())
+_PRONOUNS = frozenset("i we you they he she it this that these those there here me us them "
+                      "yo nosotros ellos ellas el ella eso esto".split())
+_NEGATIONS = frozenset("not no never nunca jamas tampoco ni longer nobody none nothing nadie "
+                       "nada".split())
+_HYPOTHETICAL = frozenset(
+    """if unless whether would could might may maybe perhaps should shall will going gonna
+    plan plans planning planned considering consider considered thinking think propose
+    proposed proposal proposes suggest suggested suggests want wants wanted hope hopes wish
+    expect expected expects intend intends about si quizas quiza podria podriamos podrian
+    deberia deberiamos planeamos planea planean pensamos pensando queremos quiere quieren
+    ojala vamos va iria seria seran sera propuesta proponemos""".split()
+)
+_FUTURE = frozenset("next tomorrow soon later eventually proximo proxima manana pronto".split())
+# A first word that is capitalised only because it starts the sentence, never a name.
+_COMMON_START = frozenset(
+    """config local update correction note reminder heads today yesterday tomorrow also then
+    so now here there after before during since until when while where who what which why
+    how please maybe all every each some most many few both either neither another other
+    such new old current previous first last next actualizacion correccion nota hoy ayer
+    ahora""".split()
+)
+_BAD_ATTRS = frozenset(
+    """one ones rest most part half end lot way case idea point thing things stuff side top
+    bottom middle beginning start kind sort number lots bunch couple""".split()
+)
+
+# Canonical attribute names: a few synonyms in English and Spanish say the same thing.
+_SYNONYMS: dict[str, str] = {}
+for _canon, _names in {
+    "login provider": "login provider|login|sign-in|sign in|sso|sso provider|identity provider|"
+                      "idp|auth provider|authentication provider|authentication|auth|"
+                      "proveedor de login|proveedor de identidad|proveedor de autenticacion|"
+                      "proveedor de acceso",
+    "database": "database|db|database host|database server|base de dato|bd",
+    "port": "port|listening port|puerto",
+    "host": "host|hostname|server|servidor",
+    "owner": "owner|ownership|dueno|duena|propietario|propietaria|responsable",
+    "version": "version|runtime|runs on|run on",
+    "launch date": "launch|launch date|release date|go-live|go-live date|lanzamiento|"
+                   "fecha de lanzamiento",
+    "city": "city|location|ciudad",
+    "rate limit": "rate limit|rate-limit|limite de peticione|limite de tasa|throttle limit",
+    "backup schedule": "backup schedule|backup|backup window|copia de seguridad|"
+                       "horario de copia|horario de backup",
+}.items():
+    for _n in _names.split("|"):
+        _SYNONYMS[_n] = _canon
+
+_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|"
+           "december|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|"
+           "noviembre|diciembre")
+
+# ---------------------------------------------------------------------------------- patterns
+
+_ADV = r"(?:(?:now|currently|recently|finally|officially|just|already|also|still|ahora|ya|" \
+       r"actualmente|finalmente|tambien)\s+)*"
+_HAS = r"(?:(?:has|have|had)\s+(?:been\s+)?|(?:ha|han)\s+)?"
+_CHANGE = (r"(?:switched|moved|migrated|changed|updated|upgraded|raised|lowered|increased|"
+           r"reduced|bumped|set|cut|dropped|lifted|extended|shortened|postponed|rescheduled|"
+           r"delayed|pushed(?:\s+back)?)")
+_COP = (
+    r"(?P<cop>(?:is|are)\s+" + _ADV + r"(?:(?:set|planned|scheduled|expected|fixed)\s+"
+    r"(?:for|to|at)\s+|(?:on|at|in)\s+)?"
+    r"|(?:was|were|has\s+been|have\s+been|got)\s+" + _ADV + _CHANGE + r"\s+(?:to|until)\s+"
+    r"|" + _ADV + r"(?:moved|migrated|switched|changed|went(?:\s+up|\s+down)?|slipped|dropped|"
+    r"rose|jumped)\s+to\s+"
+    r"|(?:slipped|was\s+postponed|was\s+delayed|was\s+pushed\s+back|was\s+moved|moved|"
+    r"was\s+rescheduled)\s*[:;,]?\s*(?:the\s+)?new\s+(?:date|target)\s+is\s+"
+    r"|(?:es|son|esta|estan)\s+" + _ADV + r"(?:en\s+)?"
+    r"|" + _ADV + r"(?:se\s+(?:ha\s+)?(?:movido|movio|migrado|migro|cambiado|cambio|pasado|paso|"
+    r"trasladado|traslado|retrasado|retraso)|(?:ha|han)\s+(?:cambiado|pasado|migrado)|cambio|"
+    r"paso|migro)\s+a\s+"
+    r"|" + _ADV + r"(?:pasa|paso)\s+a\s+ser\s+"
+    r"|=\s*)"
+)
+_S = r"(?P<subj>[^,;:()\[\]]{1,80}?)"
+_A = r"(?P<attr>[^,;:()\[\]]{1,60}?)"
+_V = r"(?P<val>.+)"
+_NOUNS = (r"(?P<noun>port|host|hostname|server|node|cluster|region|bucket|database|queue|"
+          r"puerto|servidor|nodo|base\s+de\s+datos)")
+
+
+@dataclass(frozen=True)
+class _Rule:
+    name: str
+    pattern: re.Pattern[str]
+    attribute: str | None = None  # fixed attribute, else the 'attr' or 'noun' group
+
+
+def _r(name: str, pattern: str, attribute: str | None = None) -> _Rule:
+    return _Rule(name, re.compile("^" + pattern + "$", re.IGNORECASE), attribute)
+
+
+_RULES: tuple[_Rule, ...] = (
+    # the login provider of Dylumou is Okta / la base de datos de X está en db-1
+    _r("attr-of", r"(?:the\s+|el\s+|la\s+|los\s+|las\s+)?(?P<aos>[^,;:()\[\]]{1,120}?)\s+"
+                  + _COP + _V),
+    # Dylumou rate limit is now 200 / the Atlas service port is 8080
+    _r("bare", r"(?P<aos>[^,;:()\[\]]{1,120}?)\s+" + _COP + _V),
+    # Dylumou's rate limit is 100 requests per minute
+    _r("possessive", _S + r"['’]s\s+" + _A + r"\s+" + _COP + _V),
+    # Dylumou switched its login provider to Keycloak
+    _r("verb-its", _S + r"\s+" + _ADV + _HAS + _ADV + _CHANGE + r"\s+(?:its|their|the|his|her)\s+"
+       + _A + r"\s+(?:from\s+[^,;]+?\s+)?to\s+" + _V),
+    # we moved Dylumou's backups to 03:00 / changed the port of X to 9090
+    _r("we-verb", r"(?:we|they|i|ops|the\s+team)\s+" + _ADV + _HAS + _ADV + _CHANGE + r"\s+"
+       + _S + r"['’]s\s+" + _A + r"\s+(?:from\s+[^,;]+?\s+)?to\s+" + _V),
+    # Dylumou uses Okta for login / Dylumou switched to Keycloak for sign-in
+    _r("uses-for", _S + r"\s+" + _ADV + _HAS + _ADV + r"(?:uses|is\s+using|relies\s+on|"
+       r"switched\s+to|moved\s+to|migrated\s+to)\s+(?P<val>[^,;]+?)\s+(?:for|as)\s+"
+       r"(?:its|their|the)?\s*(?P<attr>[^,;:()\[\]]+)"),
+    _r("usa-para", _S + r"\s+" + _ADV + r"(?:usa|utiliza|emplea|se\s+paso\s+a|migro\s+a)\s+"
+       r"(?P<val>[^,;]+?)\s+(?:para|como)\s+(?:su|sus|el|la)?\s*(?P<attr>[^,;:()\[\]]+)"),
+    _r("cambio-su", _S + r"\s+" + _ADV + r"(?:ha\s+)?(?:cambiado|cambio|movido|movio|migrado|migro|"
+       r"pasado|paso)\s+(?:su|sus|el|la)\s+" + _A + r"\s+(?:de\s+[^,;]+?\s+)?a\s+" + _V),
+    # the Atlas service listens on port 8080 / moved to port 9090 / now uses port 9000
+    _r("noun-value", _S + r"\s+" + _ADV + _HAS + _ADV + r"(?:listens|is\s+listening|serves|runs|"
+       r"is\s+running|is|sits|lives|was\s+moved|moved|was\s+migrated|migrated|uses|is\s+using|"
+       r"switched)\s+(?:on\s+|to\s+|at\s+|in\s+)?(?:the\s+)?(?:new\s+)?" + _NOUNS + r"\s+" + _V),
+    _r("sustantivo-valor", _S + r"\s+" + _ADV + r"(?:escucha|esta|corre|funciona|usa|utiliza|"
+       r"se\s+(?:ha\s+)?(?:movido|movio|migrado|migro)|(?:ha\s+)?(?:movido|migrado|pasado)|"
+       r"paso|cambio)\s+(?:en\s+|a\s+|al\s+)?(?:el\s+|la\s+)?(?:nuevo\s+)?" + _NOUNS + r"\s+"
+       + _V),
+    # the Atlas service runs on Python 3.12 / upgraded the Atlas service to Go 1.22
+    _r("runs-on", _S + r"\s+" + _ADV + r"(?:runs|is\s+running|is\s+deployed|corre|funciona|"
+       r"se\s+ejecuta)\s+(?:on|sobre|en|con)\s+" + _V, "version"),
+    _r("upgraded", r"(?:we\s+|they\s+)?" + _HAS + r"(?:upgraded|bumped|actualizamos|"
+       r"hemos\s+actualizado)\s+" + _S + r"\s+(?:to|a)\s+" + _V, "version"),
+    _r("was-upgraded", _S + r"\s+(?:(?:was|has\s+been|got)\s+(?:upgraded|bumped)\s+to|"
+       r"se\s+(?:ha\s+)?actualizado\s+a|se\s+actualizo\s+a)\s+" + _V, "version"),
+    # Ana Smith owns the Atlas service / ownership of X passed from A to B
+    _r("owns", r"(?P<val>[^,;:()\[\]]{2,60}?)\s+" + _ADV + r"owns\s+" + r"(?P<subj>[^,;:()\[\]]+)",
+       "owner"),
+    _r("owned-by", _S + r"\s+(?:is|es)\s+" + _ADV + r"(?:owned\s+by|propiedad\s+de)\s+" + _V,
+       "owner"),
+    _r("ownership", r"(?:the\s+|la\s+)?(?:ownership|propiedad)\s+(?:of|de)\s+" + _S + r"\s+"
+       + _HAS + r"(?:passed|moved|went|was\s+transferred|was\s+handed\s+over|transferred|"
+       r"was\s+passed|paso|pasa)\s+(?:from\s+[^,;]+?\s+|de\s+[^,;]+?\s+)?(?:to|a)\s+" + _V,
+       "owner"),
+    # Ana Smith is the tech lead of Dylumou / Ana es la responsable de X
+    _r("is-the-of", r"(?P<val>[^,;:()\[\]]{2,60}?)\s+(?:is|es)\s+" + _ADV
+       + r"(?:the|our|el|la)\s+(?:new\s+|nuev[oa]\s+)?" + _A + r"\s+(?:of|for|de|del)\s+"
+       + r"(?P<subj>[^,;:()\[\]]+)"),
+    # Ana Smith lives in Madrid / moved to Berlin / se ha mudado a Sevilla
+    _r("lives", r"(?P<subj>[^,;:()\[\]]{3,60}?)\s+" + _ADV + _HAS + _ADV
+       + r"(?:lives|is\s+living|moved|relocated|vive|reside|se\s+(?:ha\s+)?(?:mudado|mudo|"
+       r"trasladado|traslado)|ha\s+trasladado)\s+(?:in|to|en|a)\s+" + _V, "city"),
+)
+
+_PERSON_RULES = frozenset({"lives"})
+_OWNER_VALUE_RULES = frozenset({"owns", "is-the-of"})
+
+# ---------------------------------------------------------------------------------- text
+
+
+def _base(ch: str) -> str:
+    if ch.isascii():
+        return ch
+    dec = unicodedata.normalize("NFKD", ch)
+    kept = "".join(c for c in dec if not unicodedata.combining(c))
+    return kept if len(kept) == 1 else ch
+
+
+def _strip_accents(text: str) -> str:
+    """Accents removed character by character: positions stay those of ``text``."""
+    return text if text.isascii() else "".join(_base(c) for c in text)
+
+
+_SPLIT = re.compile(r"(?<=[.!?;])\s+|\n+")
+_LABEL = re.compile(r"^\s*(?:[A-Za-z][\w'-]*(?:\s+[\w'-]+){0,2})\s*:\s+(?=\S)")
+_LEAD_TIME = re.compile(
+    r"^\s*(?:(?:as\s+of|since|starting|desde|a\s+partir\s+de)\b[^,]{0,30}|today|hoy|now|"
+    r"ahora|yesterday|ayer|(?:last|this|in|on|en|el)\s+(?:" + _MONTHS + r"|week|month|year|"
+    r"semana|mes|ano|\d{1,4})\b[^,]{0,12}),\s+", re.IGNORECASE)
+_LEAD_WORDS = re.compile(r"^\s*(?:heads\s+up|fyi|ok|okay|so|also|and|btw|y|ademas)\b[:,]?\s+",
+                         re.IGNORECASE)
+_WORD = re.compile(r"[\w'’-]+")
+
+
+def _clauses(text: str) -> Iterable[tuple[str, str]]:
+    """(clause, its sentence) pairs: sentences, their label ("Update:") and lead-in
+    ("As of today,") stripped; the sentence is kept to look for question marks."""
+    for sent in _SPLIT.split(text):
+        sent = sent.strip()
+        if not sent:
+            continue
+        body = sent.rstrip(".!;… ").strip()
+        for _ in range(3):
+            new = _LEAD_WORDS.sub("", _LEAD_TIME.sub("", _LABEL.sub("", body, count=1), count=1),
+                                  count=1)
+            if new == body:
+                break
+            body = new
+        if body:
+            yield body, sent
+
+
+def _words(text: str) -> list[str]:
+    return [fold(w).replace("’", "'") for w in _WORD.findall(text)]
+
+
+def _singular(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def _is_name(token: str, initial: bool) -> bool:
+    """A token that names something: capitalised, an identifier, or all capitals."""
+    core = token.strip("'’\"`")
+    if not core or not core[0].isalnum():
+        return False
+    if any(c.isdigit() for c in core) and any(c.isalpha() for c in core):
+        return True
+    if any(c in "-_./" for c in core.strip("-_./")) and any(c.isalpha() for c in core):
+        return True
+    if not core[0].isupper():
+        return False
+    if any(c.isupper() for c in core[1:]) and not core.isupper():
+        return True  # reconcileLedger, GitHub
+    low = fold(core)
+    if low in STOPWORDS or low in _PRONOUNS:
+        return False
+    if initial and low in _COMMON_START:
+        return False
+    return True
+
+
+def _subject_key(raw: str, initial: bool) -> str | None:
+    """The normalised key of an entity phrase, or None when it does not name one."""
+    tokens = raw.split()
+    while tokens and fold(tokens[0]) in _ARTICLES:
+        tokens = tokens[1:]
+        initial = False
+    if not tokens or len(tokens) > 6:
+        return None
+    low = [fold(t).strip("'’\"`") for t in tokens]
+    if any(w.endswith(("'s", "’s")) for w in low):
+        return None  # a possessive inside: "Dylumou's rate" is not an entity
+    first_ok = _is_name(tokens[0], initial)
+    if not first_ok and low[0] in _LEADING_HEADS and len(tokens) > 1:
+        first_ok = _is_name(tokens[1], False)
+    if not first_ok:
+        return None
+    for i, w in enumerate(low):
+        if w in _PRONOUNS or w in _NEGATIONS or w in _HYPOTHETICAL:
+            return None
+        if w in STOPWORDS and not (w in _CONNECTORS | _ARTICLES and 0 < i < len(low) - 1):
+            return None
+    key = [w for w in low if w not in _CONNECTORS and w not in _ARTICLES and w not in _HEADS]
+    text = " ".join(key).strip()
+    if not text or text in ("user", "i", "we", "yo") or "::" in text:
+        return None
+    return text
+
+
+def _person(raw: str) -> bool:
+    """'Ana Smith', "Liam O'Neill", 'María de la Fuente': 2-4 capitalised words."""
+    tokens = raw.split()
+    names = [t for t in tokens if fold(t) not in ("de", "del", "la", "van", "von", "da")]
+    if not 2 <= len(names) <= 4 or len(tokens) > 6:
+        return False
+    return all(t[:1].isupper() and fold(t) not in STOPWORDS and fold(t) not in _COMMON_START
+               and not any(c.isdigit() for c in t) for t in names)
+
+
+def _attribute(raw: str) -> str | None:
+    """The canonical attribute of a short noun phrase, or None."""
+    words = [fold(w) for w in raw.split()]
+    while words and words[0] in _ARTICLES | {"new", "nuevo", "nueva", "current", "actual"}:
+        words = words[1:]
+    if not 1 <= len(words) <= 5:
+        return None
+    for i, w in enumerate(words):
+        if not re.fullmatch(r"[a-z][a-z-]*", w):
+            return None
+        inner_de = w in ("de", "del") and 0 < i < len(words) - 1
+        if (w in STOPWORDS and not inner_de) or w in _PRONOUNS or w in _NEGATIONS:
+            return None
+    if words[-1] in ("de", "del") or len([w for w in words if w not in ("de", "del")]) > 4:
+        return None
+    phrase = " ".join(_singular(w) for w in words)
+    if phrase in _BAD_ATTRS or words[0] in _BAD_ATTRS:
+        return None
+    return _SYNONYMS.get(phrase, _SYNONYMS.get(" ".join(words), phrase))
+
+
+_VALUE_CUT = re.compile(
+    r"\s+\(|\s*[;]|,(?!\s*\d{4}\b)|\s+[-–—]\s+|\.(?=\s|$)|[!?]"
+    r"|\s+(?:because|since|after|before|instead|but|which|while|although|unless|rather|when|"
+    r"until|so|and|or|replacing|previously|formerly|porque|pero|aunque|mientras|tras|despues|"
+    r"antes|en\s+lugar|en\s+vez|desde|hasta|cuando|y|o|as\s+of|from\s+now|for\s+now)\b",
+    re.IGNORECASE)
+_VALUE_TAIL = re.compile(
+    r"\s+(?:(?:now|today|currently|again|too|as\s+well|recently|yesterday|already|anymore|"
+    r"ahora|hoy|actualmente|ya|de\s+nuevo|otra\s+vez|tambien)"
+    r"|(?:last|this|past|el|la|este|esta)\s+(?:week|month|year|quarter|mes|semana|ano|"
+    r"trimestre)(?:\s+pasad[oa])?"
+    r"|(?:in|on|en|el)\s+(?:(?:" + _MONTHS + r")\b.*|\d{4}))$", re.IGNORECASE)
+
+
+def _value(raw: str) -> str | None:
+    cut = _VALUE_CUT.search(raw)
+    value = raw[: cut.start()] if cut else raw
+    value = value.strip()
+    for _ in range(3):
+        value = _VALUE_TAIL.sub("", value).strip()
+    value = value.strip(" .,:;'\"`“”‘’*_")
+    words = value.split()
+    if not words or len(words) > 8:
+        return None
+    first = fold(words[0])
+    if first in _NEGATIONS or first in _PRONOUNS | {"unknown", "unclear"} and len(words) == 1:
+        return None
+    if first in ("not", "no", "nunca", "never"):
+        return None
+    return value
+
+
+def _settled(before: str, after: str) -> bool:
+    """No negation, condition or plan in the words leading to the value, and no future time
+    word right after it."""
+    words = set(_words(before))
+    if words & _NEGATIONS or words & _HYPOTHETICAL:
+        return False
+    if any(w.endswith(("n't", "nt")) and w in {"dont", "doesnt", "didnt", "isnt", "arent",
+                                                "wasnt", "werent", "wont", "cant", "havent",
+                                                "hasnt", "don't", "doesn't", "didn't", "isn't",
+                                                "aren't", "wasn't", "weren't", "won't", "can't",
+                                                "haven't", "hasn't"} for w in words):
+        return False
+    return not set(_words(after)[:6]) & _FUTURE
+
+
+_QUESTION_START = re.compile(
+    r"^\W*(?:(?:what|which|who|whom|where|when|why|how|is|are|was|were|does|do|did|can|could|"
+    r"should|would|will|has|have|que|cual|quien|donde|cuando|como|por\s+que)\b)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One settled (subject, attribute, value) statement found in a text."""
+
+    subject: str  # normalised key: 'dylumou', 'atlas billing'
+    attribute: str  # canonical: 'login provider', 'port', 'rate limit' ...
+    value: str  # as written: 'Keycloak', '100 requests per minute'
+    rule: str
+
+
+def find_statements(text: str) -> list[Statement]:
+    """Statements of a new value for an entity's attribute, in text order; one per
+    subject::attribute (the last one said wins)."""
+    if not isinstance(text, str) or not text.strip():
+        return []
+    out: dict[tuple[str, str], Statement] = {}
+    for clause, sentence in _clauses(text):
+        if "?" in sentence or "¿" in sentence or _QUESTION_START.match(clause):
+            continue
+        plain = _strip_accents(clause)
+        for st in _match_clause(clause, plain):
+            out.pop((st.subject, st.attribute), None)
+            out[(st.subject, st.attribute)] = st
+    return list(out.values())
+
+
+def _match_clause(clause: str, plain: str) -> Iterable[Statement]:
+    found: set[tuple[str, str]] = set()
+    for rule in _RULES:
+        m = rule.pattern.match(plain)
+        if m is None:
+            continue
+        st = _statement(rule, m, clause)
+        if st is not None and (st.subject, st.attribute) not in found:
+            found.add((st.subject, st.attribute))
+            yield st
+
+
+def _split_attr_of(raw: str, offset: int) -> tuple[str, str, int] | None:
+    """'login provider of Dylumou' -> ('login provider', 'Dylumou'): the first split at
+    of/for/behind/de whose two sides are an attribute and an entity."""
+    for m in re.finditer(r"\s+(?:of|for|behind|de|del)\s+", raw, re.IGNORECASE):
+        attr, subj = raw[: m.start()], raw[m.end():]
+        if _attribute(attr) and _subject_key(subj, False):
+            return attr, subj, offset + m.end()
+    return None
+
+
+def _split_bare(raw: str, offset: int) -> tuple[str, str, int] | None:
+    """'Dylumou rate limit' -> ('rate limit', 'Dylumou'): leading name tokens (through a
+    head noun: 'the Atlas billing service port') are the subject, the rest the attribute."""
+    tokens = list(re.finditer(r"\S+", raw))
+    i = 0
+    while i < len(tokens) and fold(tokens[i].group()) in _ARTICLES:
+        i += 1
+    start = i
+    while i < len(tokens) and _is_name(tokens[i].group(), i == 0):
+        i += 1
+    if i == start:
+        return None
+    for j in range(i, min(i + 3, len(tokens))):
+        if fold(tokens[j].group()) in _LEADING_HEADS:
+            i = j + 1
+            break
+    if i >= len(tokens):
+        return None
+    subj = raw[: tokens[i - 1].end()]
+    attr = raw[tokens[i].start():]
+    return attr, subj, offset
+
+
+def _statement(rule: _Rule, m: re.Match[str], clause: str) -> Statement | None:
+    groups = m.groupdict()
+    owner_value = rule.name in _OWNER_VALUE_RULES
+    if owner_value:
+        # "<value> owns <subject>": the value comes first
+        before = clause[: m.start("val")] + " " + clause[m.end("val"): m.start("subj")]
+        after = ""
+        val_raw = clause[m.start("val"): m.end("val")]
+        subj_raw = _value(clause[m.start("subj"):]) or ""
+        attr_raw = clause[m.start("attr"): m.end("attr")] if groups.get("attr") else "owner"
+        initial = False
+        if not (_person(val_raw) or (rule.name == "owns" and len(val_raw.split()) <= 4
+                                     and all(_is_name(t, True) for t in val_raw.split()))):
+            return None
+    else:
+        vstart = m.start("val")
+        val_raw = clause[vstart:]
+        after = val_raw
+        cop = m.span("cop") if groups.get("cop") is not None else None
+        before = (clause[: cop[0]] + " " + clause[cop[1]: vstart]) if cop else clause[:vstart]
+        initial = False
+        if rule.name in ("attr-of", "bare"):
+            splitter = _split_attr_of if rule.name == "attr-of" else _split_bare
+            split = splitter(clause[m.start("aos"): m.end("aos")], m.start("aos"))
+            if split is None:
+                return None
+            attr_raw, subj_raw, _ = split
+            initial = rule.name == "bare" and m.start("aos") == 0
+        else:
+            subj_raw = clause[m.start("subj"): m.end("subj")]
+            initial = m.start("subj") == 0
+            if groups.get("attr") is not None:
+                attr_raw = clause[m.start("attr"): m.end("attr")]
+            elif groups.get("noun") is not None:
+                attr_raw = groups["noun"]
+            else:
+                attr_raw = rule.attribute or ""
+        if rule.name in ("uses-for", "usa-para"):
+            attr_raw = _value(attr_raw) or ""
+            val_raw = clause[vstart: m.end("val")]
+            after = clause[m.end("attr"):]
+    if not _settled(before, after):
+        return None
+    if rule.name in _PERSON_RULES and not _person(subj_raw):
+        return None
+    subject = _subject_key(subj_raw, initial)
+    if rule.attribute and groups.get("noun") is None and not groups.get("attr"):
+        attribute: str | None = rule.attribute
+    else:
+        attribute = _attribute(attr_raw)
+    if rule.name == "runs-on":
+        noun = re.match(r"(?:the\s+)?(port|host|server|node|cluster)\s+", val_raw, re.IGNORECASE)
+        if noun:
+            attribute = _SYNONYMS.get(noun.group(1).lower(), noun.group(1).lower())
+            val_raw = val_raw[noun.end():]
+    value = _value(val_raw)
+    if not (subject and attribute and value):
+        return None
+    if rule.name in _PERSON_RULES and not value[:1].isupper():
+        return None
+    return Statement(subject, attribute, value, rule.name)
+
+
+def statement_facts(text: str, date: str | None, source: str | None) -> list[Fact]:
+    """The statements of ``text`` as timeline facts dated ``date`` (none when undated)."""
+    if not date:
+        return []
+    return [Fact(subject=s.subject, attribute=s.attribute, value=s.value, date=date,
+                 source=source) for s in find_statements(text)]
+
+
+# ---------------------------------------------------------------------------------- links
+
+
+def _norm(value: str) -> str:
+    return " ".join(fold(value).split()).strip(" .,;:!?")
+
+
+def version_links(statements: list[Fact]) -> list[tuple[str, str, str]]:
+    """(old leaf, new leaf, date) for one subject::attribute's statements in date order:
+    every statement of a value is superseded by the first statement of the next value.
+    A repeated value is a confirmation: it links nothing."""
+    runs: list[list[Fact]] = []
+    for s in statements:
+        if runs and _norm(runs[-1][-1].value) == _norm(s.value):
+            runs[-1].append(s)
+        else:
+            runs.append([s])
+    out: list[tuple[str, str, str]] = []
+    for run, nxt in zip(runs, runs[1:]):
+        new = nxt[0]
+        for s in run:
+            if s.source and new.source and s.source != new.source:
+                out.append((s.source, new.source, new.date[:10]))
+    return out
+
+
+# ---------------------------------------------------------------------------------- search
+
+_PAST = re.compile(
+    r"\b(?:before|previous|previously|prior|former|formerly|originally|original|used\s+to|"
+    r"earlier|old|antes|anterior|antiguo|antigua|originalmente|solia|solian)\b")
+_BEFORE_EVENT = re.compile(r"\b(?:before|prior\s+to|antes\s+de)\s+(?:the\s+|la\s+|el\s+)?"
+                           r"([\w-]+(?:\s+[\w-]+)?)")
+
+
+def asks_for_past(query: str) -> bool:
+    """'What was Dylumou's login provider before the migration?': an earlier version."""
+    return bool(_PAST.search(fold(query)))
+
+
+def _head(hit_id: str, outdated_by: Callable[[str], str | None]) -> str:
+    seen = {hit_id}
+    cur = hit_id
+    for _ in range(64):
+        nxt = outdated_by(cur)
+        if not nxt or nxt in seen:
+            break
+        seen.add(nxt)
+        cur = nxt
+    return cur
+
+
+def versions_together(hits: list[Hit], outdated_by: Callable[[str], str | None],
+                      make_hit: Callable[[str], Hit | None], *, query: str = "",
+                      period: tuple[str, str] | None = None,
+                      stemmer: str = "english") -> list[Hit]:
+    """Keep the versions of one fact together, where the best of them ranked: the current
+    one first, then the superseded ones newest first. A query naming an earlier time puts
+    first the version of then: the one in force at the end of ``period``, or for "before
+    the migration" the one before the version that mentions the migration (else the one
+    before the current).
+
+    ``outdated_by(id)`` gives the memory that superseded ``id``; ``make_hit(id)`` loads a
+    current version the search did not reach.
+    """
+    if not hits:
+        return hits
+    heads = {h.id: _head(h.id, outdated_by) for h in hits}
+    groups: dict[str, list[Hit]] = {}
+    for h in hits:
+        groups.setdefault(heads[h.id], []).append(h)
+    if all(len(g) == 1 and g[0].id == head for head, g in groups.items()):
+        return hits
+    past = asks_for_past(query) if query else False
+    event_terms: set[str] = set()
+    if past:
+        m = _BEFORE_EVENT.search(fold(query))
+        if m:
+            event_terms = set(tokenize(m.group(1), stemmer))
+    out: list[Hit] = []
+    placed: set[str] = set()
+    by_id = {h.id: h for h in hits}
+    for h in hits:
+        head = heads[h.id]
+        if head in placed:
+            continue
+        placed.add(head)
+        members = groups[head]
+        if len(members) == 1 and members[0].id == head:
+            out.append(h)
+            continue
+        top = max(m.score for m in members)
+        head_hit = by_id.get(head) or make_hit(head)
+        versions = [m for m in members if m.id != head]
+        versions.sort(key=lambda x: x.date or "", reverse=True)
+        block = ([head_hit] if head_hit is not None else []) + versions
+        lead = _choose(block, past=past, period=period, event_terms=event_terms,
+                       stemmer=stemmer)
+        if lead is not None and lead is not block[0]:
+            block.remove(lead)
+            block.insert(0, lead)
+            # The versions are one fact: the query's words found in any of them count for
+            # the one chosen ("before the migration" names the newer one's event).
+            lead.matched = list(dict.fromkeys(t for b in block for t in b.matched))
+            for other in block[1:]:
+                other.score = min(other.score, top * 0.75)
+        if head_hit is not None and head_hit.id not in by_id:
+            head_hit.matched = list(h.matched)
+        block[0].score = max(block[0].score, top * 1.01 if block[0] is not h else top)
+        out.extend(block)
+    seen: set[str] = set()
+    return [x for x in out if not (x.id in seen or seen.add(x.id))]
+
+
+def _choose(block: list[Hit], *, past: bool, period: tuple[str, str] | None,
+            event_terms: set[str], stemmer: str) -> Hit | None:
+    """Which version of ``block`` (current first, then older by date) leads the answer."""
+    dated = [b for b in block if b.date]
+    if period:
+        then = [b for b in dated if b.date[:10] <= period[1]]
+        return max(then, key=lambda b: b.date or "") if then else None
+    if not past or len(block) < 2:
+        return None
+    chrono = sorted(dated, key=lambda b: b.date or "")
+    if event_terms:
+        for i, b in enumerate(chrono):
+            if i and event_terms & set(tokenize(b.text, stemmer)):
+                return chrono[i - 1]
+    return block[1]
+
+
+def _linked(fact: Fact) -> bool:
+    """Facts about the user or a patient keep their own timeline notices; statements about
+    other entities also link their memories."""
+    return fact.subject not in ("user", "patient")
+
+
+def implicit_links(timeline: FactTimeline, facts: Iterable[Fact]) -> list[tuple[str, str, str]]:
+    """The (old leaf, new leaf, date) links that the subject::attribute keys of ``facts``
+    call for and the timeline does not hold yet. Reads only those keys' statements.
+
+    An old memory that an explicit ``replaces`` pointed at another memory keeps that mark.
+    """
+    keys = sorted({(f.subject, f.attribute) for f in facts if _linked(f)})
+    out: list[tuple[str, str, str]] = []
+    for subject, attribute in keys:
+        stmts = timeline.statements(subject, attribute)
+        sources = {s.source for s in stmts if s.source}
+        for old, new, when in version_links(stmts):
+            current = timeline.outdated_by(old)
+            if current == new or (current is not None and current not in sources):
+                continue
+            out.append((old, new, when))
+    return out

@@ -385,7 +385,7 @@ class Memory:
         """Record implicit supersessions (:mod:`ihmt.timeline.supersede`) exactly as a
         ``replaces`` correction: in the timeline and in the old leaf's own header."""
         for old, new, when in implicit_links(self.timeline, facts):
-            self.timeline.mark_outdated(old, new, when or None)
+            self.timeline.mark_outdated(old, new, when or None, implicit=True)
             leaf = self.consolidator.pending.get(old)
             if leaf is None:
                 try:
@@ -393,10 +393,10 @@ class Memory:
                 except (NotFoundError, DamagedFileError):
                     continue
                 if leaf.extra.get("superseded_by") != new:
-                    leaf.extra["superseded_by"] = new
+                    leaf.extra.update(superseded_by=new, superseded_implicitly=True)
                     self.store.write_leaf(leaf, durable=not self._bulk_depth, new=False)
             else:
-                leaf.extra["superseded_by"] = new
+                leaf.extra.update(superseded_by=new, superseded_implicitly=True)
             if report is not None and new in report.ids:
                 report.outdated.append(old)
 
@@ -597,9 +597,8 @@ class Memory:
             if not period:
                 hits = corrections_first(hits, self.timeline,
                                          lambda i: self._hit_for(i, result))
-            hits = versions_together(hits, self.timeline.outdated_by,
-                                     lambda i: self._hit_for(i, result), query=base,
-                                     period=period, stemmer=stem)
+            hits = versions_together(hits, self.timeline, lambda i: self._hit_for(i, result),
+                                     query=base, period=period, stemmer=stem, current=current)
         result.hits = hits
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value)
@@ -752,8 +751,9 @@ class Memory:
         with self._writing("mark_outdated"):
             self.timeline.mark_outdated(old_id, new_id, (new.date or utcnow())[:10])
             old = self.store.read_leaf(old_id)
-            if old.extra.get("superseded_by") != new_id:
+            if old.extra.get("superseded_by") != new_id or "superseded_implicitly" in old.extra:
                 old.extra["superseded_by"] = new_id
+                old.extra.pop("superseded_implicitly", None)
                 self.store.write_leaf(old, new=False)
         return {"old": old_id, "new": new_id, "old_excerpt": clip(old.text, 100),
                 "new_excerpt": clip(new.text, 100)}
@@ -875,7 +875,8 @@ def _leaf_facts(leaf: Leaf, facts: list[Fact], marks: list[tuple[str, str, str]]
         facts.extend(extract_facts(leaf.text, leaf.date, source=leaf.id))
         facts.extend(statement_facts(leaf.text, leaf.date, leaf.id))
     newer = leaf.extra.get("superseded_by")
-    if isinstance(newer, str):
+    if isinstance(newer, str) and not leaf.extra.get("superseded_implicitly"):
+        # (an inferred link is derived again from the statements: _link_versions)
         marks.append((leaf.id, newer, (leaf.date or leaf.saved_at or "")[:10]))
 
 

@@ -57,6 +57,7 @@ _HYPOTHETICAL = frozenset(
     deberia deberiamos planeamos planea planean pensamos pensando queremos quiere quieren
     ojala vamos va iria seria seran sera propuesta proponemos""".split()
 )
+RIVAL = 0.6  # share of the best version's score above which the current one is a rival
 _FUTURE = frozenset("next tomorrow soon later eventually proximo proxima manana pronto".split())
 # A first word that is capitalised only because it starts the sentence, never a name.
 _COMMON_START = frozenset(
@@ -152,6 +153,9 @@ _RULES: tuple[_Rule, ...] = (
     # we moved Dylumou's backups to 03:00 / changed the port of X to 9090
     _r("we-verb", r"(?:we|they|i|ops|the\s+team)\s+" + _ADV + _HAS + _ADV + _CHANGE + r"\s+"
        + _S + r"['’]s\s+" + _A + r"\s+(?:from\s+[^,;]+?\s+)?to\s+" + _V),
+    # we raised the rate limit of Dylumou to 500 requests per minute
+    _r("we-verb-of", r"(?:we|they|i|ops|the\s+team)\s+" + _ADV + _HAS + _ADV + _CHANGE
+       + r"\s+(?:the\s+)?(?P<aos>[^,;:()\[\]]{1,120}?)\s+(?:from\s+[^,;]+?\s+)?to\s+" + _V),
     # Dylumou uses Okta for login / Dylumou switched to Keycloak for sign-in
     _r("uses-for", _S + r"\s+" + _ADV + _HAS + _ADV + r"(?:uses|is\s+using|relies\s+on|"
        r"switched\s+to|moved\s+to|migrated\s+to)\s+(?P<val>[^,;]+?)\s+(?:for|as)\s+"
@@ -261,8 +265,9 @@ def _is_name(token: str, initial: bool) -> bool:
         return False
     if any(c.isdigit() for c in core) and any(c.isalpha() for c in core):
         return True
-    if any(c in "-_./" for c in core.strip("-_./")) and any(c.isalpha() for c in core):
-        return True
+    if any(c in "_./" for c in core.strip("-_./")) and any(c.isalpha() for c in core):
+        return True  # reconcile_ledger, db.internal (a plain compound such as
+        # "email-digest" is a word, not an identifier: "db-eu-7" has its digit)
     if not core[0].isupper():
         return False
     if any(c.isupper() for c in core[1:]) and not core.isupper():
@@ -478,8 +483,8 @@ def _statement(rule: _Rule, m: re.Match[str], clause: str) -> Statement | None:
         cop = m.span("cop") if groups.get("cop") is not None else None
         before = (clause[: cop[0]] + " " + clause[cop[1]: vstart]) if cop else clause[:vstart]
         initial = False
-        if rule.name in ("attr-of", "bare"):
-            splitter = _split_attr_of if rule.name == "attr-of" else _split_bare
+        if rule.name in ("attr-of", "bare", "we-verb-of"):
+            splitter = _split_bare if rule.name == "bare" else _split_attr_of
             split = splitter(clause[m.start("aos"): m.end("aos")], m.start("aos"))
             if split is None:
                 return None
@@ -492,6 +497,8 @@ def _statement(rule: _Rule, m: re.Match[str], clause: str) -> Statement | None:
                 attr_raw = clause[m.start("attr"): m.end("attr")]
             elif groups.get("noun") is not None:
                 attr_raw = groups["noun"]
+                if not attr_raw.islower():
+                    return None  # "runs on Node 20" names a runtime, not a node
             else:
                 attr_raw = rule.attribute or ""
         if rule.name in ("uses-for", "usa-para"):
@@ -508,7 +515,7 @@ def _statement(rule: _Rule, m: re.Match[str], clause: str) -> Statement | None:
     else:
         attribute = _attribute(attr_raw)
     if rule.name == "runs-on":
-        noun = re.match(r"(?:the\s+)?(port|host|server|node|cluster)\s+", val_raw, re.IGNORECASE)
+        noun = re.match(r"(?:the\s+)?(port|host|server|node|cluster)\s+", val_raw)
         if noun:
             attribute = _SYNONYMS.get(noun.group(1).lower(), noun.group(1).lower())
             val_raw = val_raw[noun.end():]
@@ -580,22 +587,25 @@ def _head(hit_id: str, outdated_by: Callable[[str], str | None]) -> str:
     return cur
 
 
-def versions_together(hits: list[Hit], outdated_by: Callable[[str], str | None],
+def versions_together(hits: list[Hit], timeline: FactTimeline,
                       make_hit: Callable[[str], Hit | None], *, query: str = "",
-                      period: tuple[str, str] | None = None,
-                      stemmer: str = "english") -> list[Hit]:
-    """Keep the versions of one fact together, where the best of them ranked: the current
+                      period: tuple[str, str] | None = None, stemmer: str = "english",
+                      current: bool = False) -> list[Hit]:
+    """Keep the versions of one fact together where the best of them ranked: the current
     one first, then the superseded ones newest first. A query naming an earlier time puts
     first the version of then: the one in force at the end of ``period``, or for "before
     the migration" the one before the version that mentions the migration (else the one
     before the current).
 
-    ``outdated_by(id)`` gives the memory that superseded ``id``; ``make_hit(id)`` loads a
-    current version the search did not reach.
+    An inferred link regroups versions when the query asks about now or about an earlier
+    time, or when the current version is a rival (it scores at least ``RIVAL`` of the best
+    version and matches every query word that version matched), so a query aimed at
+    something else an old memory says still finds that memory first, with its OUTDATED flag.
+    ``make_hit(id)`` loads a current version the search did not reach.
     """
     if not hits:
         return hits
-    heads = {h.id: _head(h.id, outdated_by) for h in hits}
+    heads = {h.id: _head(h.id, timeline.outdated_by) for h in hits}
     groups: dict[str, list[Hit]] = {}
     for h in hits:
         groups.setdefault(heads[h.id], []).append(h)
@@ -607,26 +617,35 @@ def versions_together(hits: list[Hit], outdated_by: Callable[[str], str | None],
         m = _BEFORE_EVENT.search(fold(query))
         if m:
             event_terms = set(tokenize(m.group(1), stemmer))
-    out: list[Hit] = []
-    placed: set[str] = set()
     by_id = {h.id: h for h in hits}
-    for h in hits:
-        head = heads[h.id]
-        if head in placed:
-            continue
-        placed.add(head)
-        members = groups[head]
+    blocks: dict[str, list[Hit] | None] = {}
+    for head, members in groups.items():
         if len(members) == 1 and members[0].id == head:
-            out.append(h)
+            blocks[head] = None
             continue
+        told = any(not timeline.implicit(m.id) for m in members if m.id != head)
         top = max(m.score for m in members)
-        head_hit = by_id.get(head) or make_hit(head)
-        versions = [m for m in members if m.id != head]
-        versions.sort(key=lambda x: x.date or "", reverse=True)
-        block = ([head_hit] if head_hit is not None else []) + versions
+        head_hit = by_id.get(head)
+        if head_hit is None and (current or told):
+            head_hit = make_hit(head)
+            if head_hit is not None:
+                head_hit.matched = list(members[0].matched)
+                head_hit.score = top
+        # Without "now" in the query, the current version leads only when it answers the
+        # same words: a query that names something only an older version says (its value,
+        # a person in it) is about that version, which stays first with its OUTDATED flag.
+        best = max(members, key=lambda m: m.score)
+        rival = (head_hit is not None and head_hit.score >= RIVAL * top
+                 and set(best.matched) <= set(head_hit.matched))
+        if head_hit is None or not (rival or current or told or past or period):
+            blocks[head] = None
+            continue
+        versions = sorted((m for m in members if m.id != head), key=lambda x: x.date or "",
+                          reverse=True)
+        block = [head_hit] + versions
         lead = _choose(block, past=past, period=period, event_terms=event_terms,
-                       stemmer=stemmer)
-        if lead is not None and lead is not block[0]:
+                       stemmer=stemmer) or block[0]
+        if lead is not block[0]:
             block.remove(lead)
             block.insert(0, lead)
             # The versions are one fact: the query's words found in any of them count for
@@ -634,12 +653,17 @@ def versions_together(hits: list[Hit], outdated_by: Callable[[str], str | None],
             lead.matched = list(dict.fromkeys(t for b in block for t in b.matched))
             for other in block[1:]:
                 other.score = min(other.score, top * 0.75)
-        if head_hit is not None and head_hit.id not in by_id:
-            head_hit.matched = list(h.matched)
-        block[0].score = max(block[0].score, top * 1.01 if block[0] is not h else top)
-        out.extend(block)
+        lead.score = max(lead.score, top)
+        blocks[head] = block
+    out: list[Hit] = []
     seen: set[str] = set()
-    return [x for x in out if not (x.id in seen or seen.add(x.id))]
+    for h in hits:
+        block = blocks.get(heads[h.id])
+        for x in block if block is not None else [h]:
+            if x.id not in seen:
+                seen.add(x.id)
+                out.append(x)
+    return out
 
 
 def _choose(block: list[Hit], *, past: bool, period: tuple[str, str] | None,

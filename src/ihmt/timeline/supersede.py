@@ -163,7 +163,7 @@ _RULES: tuple[_Rule, ...] = (
     _r("usa-para", _S + r"\s+" + _ADV + r"(?:usa|utiliza|emplea|se\s+paso\s+a|migro\s+a)\s+"
        r"(?P<val>[^,;]+?)\s+(?:para|como)\s+(?:su|sus|el|la)?\s*(?P<attr>[^,;:()\[\]]+)"),
     _r("cambio-su", _S + r"\s+" + _ADV + r"(?:ha\s+)?(?:cambiado|cambio|movido|movio|migrado|migro|"
-       r"pasado|paso)\s+(?:su|sus|el|la)\s+" + _A + r"\s+(?:de\s+[^,;]+?\s+)?a\s+" + _V),
+       r"pasado|paso)\s+(?:su|sus|el|la)\s+(?P<mid>[^,;:()\[\]]{1,80}?)\s+a\s+" + _V),
     # the Atlas service listens on port 8080 / moved to port 9090 / now uses port 9000
     _r("noun-value", _S + r"\s+" + _ADV + _HAS + _ADV + r"(?:listens|is\s+listening|serves|runs|"
        r"is\s+running|is|sits|lives|was\s+moved|moved|was\s+migrated|migrated|uses|is\s+using|"
@@ -301,6 +301,8 @@ def _subject_key(raw: str, initial: bool) -> str | None:
             return None
         if w in STOPWORDS and not (w in _CONNECTORS | _ARTICLES and 0 < i < len(low) - 1):
             return None
+    if low[0] in _LEADING_HEADS:
+        low = low[1:]  # "project Zorbit" is Zorbit
     key = [w for w in low if w not in _CONNECTORS and w not in _ARTICLES and w not in _HEADS]
     text = " ".join(key).strip()
     if not text or text in ("user", "i", "we", "yo") or "::" in text:
@@ -462,6 +464,15 @@ def _split_bare(raw: str, offset: int) -> tuple[str, str, int] | None:
     return attr, subj, offset
 
 
+def _attr_before_from(mid: str) -> str:
+    """'proveedor de login de Okta' -> 'proveedor de login': Spanish "de" both joins an
+    attribute and says "from"; the longest known attribute wins, else the longest valid."""
+    cuts = [mid] + [mid[: m.start()] for m in reversed(list(re.finditer(r"\s+de\s+", mid)))]
+    valid = [c for c in cuts if _attribute(c) and not any(w[:1].isupper() for w in c.split())]
+    known = [c for c in valid if _attribute(c) in _SYNONYMS.values()]
+    return (known or valid or [""])[0]
+
+
 def _statement(rule: _Rule, m: re.Match[str], clause: str) -> Statement | None:
     groups = m.groupdict()
     owner_value = rule.name in _OWNER_VALUE_RULES
@@ -493,7 +504,9 @@ def _statement(rule: _Rule, m: re.Match[str], clause: str) -> Statement | None:
         else:
             subj_raw = clause[m.start("subj"): m.end("subj")]
             initial = m.start("subj") == 0
-            if groups.get("attr") is not None:
+            if groups.get("mid") is not None:
+                attr_raw = _attr_before_from(clause[m.start("mid"): m.end("mid")])
+            elif groups.get("attr") is not None:
                 attr_raw = clause[m.start("attr"): m.end("attr")]
             elif groups.get("noun") is not None:
                 attr_raw = groups["noun"]

@@ -418,6 +418,7 @@ class Memory:
                 # while loading, so a bulk load's memory does not grow with the store.
                 self._cache_limit = self.store.branch_cache_limit
                 self.store.branch_cache_limit = min(self._cache_limit, BULK_CACHE_LIMIT)
+                self.timeline.sync = False  # each batch ends with os.sync()
             self._bulk_depth += 1
         try:
             yield self
@@ -426,7 +427,10 @@ class Memory:
                 self._bulk_depth -= 1
                 if self._bulk_depth == 0:
                     self.store.branch_cache_limit = self._cache_limit
-                    self._bulk_commit(reopen=False)
+                    try:
+                        self._bulk_commit(reopen=False)
+                    finally:
+                        self.timeline.sync = True
 
     def _bulk_begin(self) -> None:
         self.store.check_writable()

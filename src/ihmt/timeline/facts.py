@@ -216,6 +216,8 @@ class FactTimeline:
     def __init__(self, state_dir: Path | str) -> None:
         self.state_dir = Path(state_dir)
         self.path = self.state_dir / FACTS_FILE
+        # False while a caller syncs the whole batch itself (Memory.bulk ends with os.sync)
+        self.sync = True
         self._lock = threading.RLock()
         self._reset()
 
@@ -428,7 +430,8 @@ class FactTimeline:
                         prefix = b"\n"  # a crash left half a line: don't glue ours to it
                 fh.write(prefix + b"".join(lines))
                 fh.flush()
-                os.fsync(fh.fileno())
+                if self.sync:
+                    os.fsync(fh.fileno())
         except OSError as exc:
             raise StoreError(
                 f"cannot append to {self.path}: {exc}. Check the folder's permissions and "

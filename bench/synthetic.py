@@ -16,7 +16,8 @@ Query kinds, in a balanced mix:
 
 - ``exact``: a rare identifier of the target plus one or two of its ordinary words;
 - ``descriptive``: a combination of ordinary words of the target that (checked against the
-  corpus) at most one other memory also contains, no identifier;
+  corpus) at most one other memory also contains, and no later version of the same fact (such
+  words describe the fact, whose answer is its newest version), no identifier;
 - ``update``: asks for the current value of something corrected later (2-4 versions); the
   newest memory of the chain is the only target. Chain members carry ``"chain": <index>`` in
   ``memories.jsonl``, so a harness can score the links a store made between versions;
@@ -933,6 +934,14 @@ class _QueryMaker:
         self._sets: dict[str, set[int]] = {}
         self.names = {_fold(x) for x in FIRST_NAMES + LAST_NAMES}
         self.used_targets: set[int] = set()
+        # The later versions of each chain member: a query whose words a later version also
+        # holds describes the fact, whose answer is its newest version, not this memory.
+        index = {id(m): i for i, m in enumerate(mems)}
+        self.later: dict[int, set[int]] = {}
+        for chain in gen.chains:
+            members = [index[id(m)] for m in chain.members if id(m) in index]
+            for k, i in enumerate(members):
+                self.later[i] = set(members[k + 1:])
 
     def _set(self, word: str) -> set[int]:
         got = self._sets.get(word)
@@ -1000,13 +1009,15 @@ class _QueryMaker:
     def _unique_combo(self, i: int, words: list[str], fixed: list[str], sizes: tuple[int, ...],
                       tries: int, most: int) -> list[str] | None:
         """A random combination of ``words`` (plus ``fixed``) found in at most ``most``
-        other memories."""
+        other memories, and in no later version of the same fact."""
         for size in sizes:
             if len(words) < size:
                 continue
             for _ in range(tries):
                 pick = self.rng.sample(words, size)
-                if self.others_with_all([_fold(w) for w in fixed + pick], i) <= most:
+                folded = [_fold(w) for w in fixed + pick]
+                if self.others_with_all(folded, i) <= most and not any(
+                        set(folded) <= self.words[j] for j in self.later.get(i, ())):
                     return pick
         return None
 

@@ -94,6 +94,23 @@ def test_chains_have_two_to_four_versions_over_several_attributes() -> None:
     assert all(set(r) <= {"id", "text", "date", "chain"} for r in rows)
 
 
+def test_descriptive_and_person_queries_do_not_fit_a_later_version() -> None:
+    gen = synthetic._Generator(8)
+    mems = gen.memories(3000)
+    maker = synthetic._QueryMaker(gen, mems)
+    queries = maker.make(120, ["descriptive", "person"])
+    by_id = {m.id: i for i, m in enumerate(mems)}
+    checked = 0
+    for q in queries:
+        i = by_id[q["targets"][0]]
+        wanted = synthetic._content_words(q["query"]) & maker.words[i]
+        for j in maker.later.get(i, ()):
+            checked += 1
+            assert not wanted <= maker.words[j], q
+    assert maker.later and any(maker.later.values())
+    assert checked > 0  # some targets are older versions of a fact
+
+
 def test_link_scores_against_the_chains() -> None:
     rows = [{"id": "m1", "chain": 0, "date": "2024-01-01"}, {"id": "m4", "text": "x"},
             {"id": "m2", "chain": 0, "date": "2024-02-01"},

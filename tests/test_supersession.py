@@ -16,7 +16,7 @@ from ihmt import Memory
 from ihmt.model import Fact
 from ihmt.render import compact_answer
 from ihmt.timeline.facts import FactTimeline
-from ihmt.timeline.supersede import find_statements, version_links
+from ihmt.timeline.supersede import asked_version, find_statements, version_links
 
 from .mcp_client import running_server
 
@@ -297,6 +297,22 @@ def test_chains_of_four_saved_out_of_order_link_each_version_to_the_next(mem: Me
     res = mem.search("which port does the Quasar ledger service use now?")
     assert [h.id for h in res.hits[:4]] == [ids[3], ids[2], ids[1], ids[0]]
     assert [h.outdated for h in res.hits[:4]] == [False, True, True, True]
+
+
+def test_a_question_about_now_naming_the_fact_leads_with_its_current_version(
+        mem: Memory) -> None:
+    mem.save("The Quasar ledger service runs on Python 3.11.", date="2026-01-10")
+    new = mem.save("Upgraded the Quasar ledger service to Go 1.22 after the security advisory.",
+                   date="2026-05-02").ids[0]
+    mem.save("The launch of the Quasar ledger service slipped: new date is 3 June 2026. The "
+             "version notes run long.", date="2026-05-20")
+    res = mem.search("what version does the Quasar ledger service run today?")
+    assert res.best.id == new and "Go 1.22" in res.best.text
+    assert asked_version("which version does Quasar ledger run now", mem.timeline) == new
+    assert asked_version("which version does Zorbit run now", mem.timeline) is None
+    mem.save("The Quasar API runs on Node 20.", date="2026-02-01")  # another subject ...
+    # ... named as specifically: the question is ambiguous, nothing is pinned
+    assert asked_version("Quasar ledger or Quasar API version now", mem.timeline) is None
 
 
 def test_rebuild_derives_the_same_links_from_the_leaves(mem: Memory) -> None:

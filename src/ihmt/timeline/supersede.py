@@ -32,7 +32,7 @@ from ..model import Fact, Hit
 from ..text import STOPWORDS, fold, tokenize
 from .facts import FactTimeline
 
-__all__ = ["Statement", "asks_for_past", "find_statements", "implicit_links",
+__all__ = ["Statement", "asked_version", "asks_for_past", "find_statements", "implicit_links",
            "statement_facts", "version_links", "versions_together"]
 
 # ---------------------------------------------------------------------------------- words
@@ -588,6 +588,49 @@ def asks_for_past(query: str) -> bool:
     return bool(_PAST.search(fold(query)))
 
 
+# Verbs that name an attribute in a question: "who owns X", "where does Ana Smith live".
+_CUES = {"own": "owner", "owns": "owner", "owned": "owner", "live": "city", "lives": "city",
+         "living": "city", "vive": "city", "viven": "city", "reside": "city"}
+
+
+def asked_version(query: str, timeline: FactTimeline) -> str | None:
+    """The memory stating the current value of the one tracked subject::attribute a
+    question names ("which port does the Atlas billing service use now?"), else None.
+
+    Subjects and attributes are looked up as word runs of the query in the timeline's
+    key index: a few dozen dictionary probes, whatever the size of the store.
+    """
+    toks = [w[:-2] if w.endswith(("'s", "’s")) else w for w in _words(query)][:40]
+    attrs: set[str] = {_CUES[w] for w in toks if w in _CUES}
+    for n in (1, 2, 3, 4):
+        for i in range(len(toks) - n + 1):
+            gram = toks[i:i + n]
+            if gram[0] in STOPWORDS or gram[-1] in STOPWORDS:
+                continue
+            phrase = " ".join(_singular(w) for w in gram)
+            attrs.add(_SYNONYMS.get(phrase, _SYNONYMS.get(" ".join(gram), phrase)))
+    subjects: set[str] = set()
+    for n in range(1, 7):
+        for i in range(len(toks) - n + 1):
+            gram = toks[i:i + n]
+            if gram[0] in _LEADING_HEADS and n > 1:
+                gram = gram[1:]
+            key = " ".join(w for w in gram if w not in _CONNECTORS and w not in _ARTICLES
+                           and w not in _HEADS)
+            if key and gram[0] not in STOPWORDS and gram[-1] not in STOPWORDS:
+                subjects.add(key)
+    found = {(s, a) for s in subjects for a in attrs if timeline.statements(s, a)}
+    if not found:
+        return None
+    # the most specific subject wins ("atlas billing" over "atlas"); a tie is no answer
+    longest = max(len(s.split()) for s, _ in found)
+    best = {(s, a) for s, a in found if len(s.split()) == longest}
+    if len(best) != 1:
+        return None
+    (subject, attribute), = best
+    return timeline.statements(subject, attribute)[-1].source
+
+
 def _head(hit_id: str, outdated_by: Callable[[str], str | None]) -> str:
     seen = {hit_id}
     cur = hit_id
@@ -614,14 +657,29 @@ def versions_together(hits: list[Hit], timeline: FactTimeline,
     time, or when the current version is a rival (it scores at least ``RIVAL`` of the best
     version and matches every query word that version matched), so a query aimed at
     something else an old memory says still finds that memory first, with its OUTDATED flag.
-    ``make_hit(id)`` loads a current version the search did not reach.
+    ``make_hit(id)`` loads a current version the search did not reach. A question about
+    now that names one tracked subject and attribute (:func:`asked_version`) leads with that
+    fact's current version even when its words ranked it lower.
     """
+    pinned = asked_version(query, timeline) if current and query and not period else None
+    if pinned and not any(h.id == pinned for h in hits):
+        extra = make_hit(pinned)
+        if extra is not None:
+            extra.matched = sorted(set(tokenize(query, stemmer)) & set(tokenize(extra.text,
+                                                                                stemmer)))
+            hits = [extra] + hits
     if not hits:
         return hits
     heads = {h.id: _head(h.id, timeline.outdated_by) for h in hits}
     groups: dict[str, list[Hit]] = {}
     for h in hits:
         groups.setdefault(heads[h.id], []).append(h)
+    if pinned:  # the question names this fact: its current version leads the answer
+        top_all = max(h.score for h in hits)
+        first = groups[heads.get(pinned, pinned)]
+        hits = first + [h for h in hits if h not in first]
+        for h in first:
+            h.score = max(h.score, top_all * 1.01) if h.id == heads.get(pinned) else h.score
     if all(len(g) == 1 and g[0].id == head for head, g in groups.items()):
         return hits
     past = asks_for_past(query) if query else False

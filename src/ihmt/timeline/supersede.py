@@ -133,10 +133,29 @@ class _Rule:
     name: str
     pattern: re.Pattern[str]
     attribute: str | None = None  # fixed attribute, else the 'attr' or 'noun' group
+    keys: frozenset[str] = frozenset()  # one of these words is in every clause it matches
+
+
+_COP_WORDS = ("is are was were has have got moved migrated switched changed went slipped "
+              "dropped rose jumped es son esta estan se ha han cambio paso migro pasa =")
+_KEYS = {
+    "attr-of": _COP_WORDS, "bare": _COP_WORDS, "possessive": "'s",
+    "verb-its": "its their the his her", "we-verb": "'s", "we-verb-of": "we they i ops team",
+    "uses-for": "uses using relies switched moved migrated", "usa-para": "usa utiliza emplea "
+    "paso migro", "cambio-su": "su sus el la",
+    "noun-value": "port host hostname server node cluster region bucket database queue",
+    "sustantivo-valor": "puerto host servidor nodo cluster region base",
+    "runs-on": "runs running deployed corre funciona ejecuta",
+    "upgraded": "upgraded bumped actualizamos actualizado",
+    "was-upgraded": "upgraded bumped actualizado actualizo", "owns": "owns",
+    "owned-by": "owned propiedad", "ownership": "ownership propiedad", "is-the-of": "is es",
+    "lives": "lives living moved relocated vive reside mudado mudo trasladado traslado",
+}
 
 
 def _r(name: str, pattern: str, attribute: str | None = None) -> _Rule:
-    return _Rule(name, re.compile("^" + pattern + "$", re.IGNORECASE), attribute)
+    return _Rule(name, re.compile("^" + pattern + "$", re.IGNORECASE), attribute,
+                 frozenset(_KEYS[name].split()))
 
 
 _RULES: tuple[_Rule, ...] = (
@@ -421,7 +440,13 @@ def find_statements(text: str) -> list[Statement]:
 
 def _match_clause(clause: str, plain: str) -> Iterable[Statement]:
     found: set[tuple[str, str]] = set()
+    low = plain.lower().replace("’", "'")
+    words = set(re.findall(r"[\w=]+", low))
+    if "'s " in low or low.endswith("'s"):
+        words.add("'s")
     for rule in _RULES:
+        if not rule.keys & words:
+            continue  # cheap: most clauses hold none of a rule's words
         m = rule.pattern.match(plain)
         if m is None:
             continue

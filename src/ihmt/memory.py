@@ -507,10 +507,15 @@ class Memory:
         facts.sort(key=lambda f: (f.date, f.source or ""))
         n = self.timeline.rebuild(facts)
         known = self.timeline.outdated_map()
-        for old, new, when in marks:
-            if known.get(old) != new:
-                self.timeline.mark_outdated(old, new, when or None)
-        self._link_versions(facts)
+        sync, self.timeline.sync = self.timeline.sync, False  # one fsync for every mark
+        try:
+            for old, new, when in marks:
+                if known.get(old) != new:
+                    self.timeline.mark_outdated(old, new, when or None)
+            self._link_versions(facts)
+        finally:
+            self.timeline.sync = sync
+        self.timeline.fsync()
         root = _copy_root(self.store.root())
         root["facts_size"] = self._facts_size()
         self.store.write_root(root)

@@ -48,7 +48,7 @@ _CONNECTORS = frozenset("of de del".split())
 _PRONOUNS = frozenset("i we you they he she it this that these those there here me us them "
                       "yo nosotros ellos ellas el ella eso esto".split())
 _NEGATIONS = frozenset("not no never nunca jamas tampoco ni longer nobody none nothing nadie "
-                       "nada".split())
+                       "nada dont doesnt didnt isnt arent wasnt werent wont cant".split())
 _HYPOTHETICAL = frozenset(
     """if unless whether would could might may maybe perhaps should shall will going gonna
     plan plans planning planned considering consider considered thinking think propose
@@ -385,9 +385,7 @@ def _value(raw: str) -> str | None:
     if not words or len(words) > 8:
         return None
     first = fold(words[0])
-    if first in _NEGATIONS or first in _PRONOUNS | {"unknown", "unclear"} and len(words) == 1:
-        return None
-    if first in ("not", "no", "nunca", "never"):
+    if first in _NEGATIONS or (len(words) == 1 and first in _PRONOUNS | {"unknown", "unclear"}):
         return None
     return value
 
@@ -396,13 +394,7 @@ def _settled(before: str, after: str) -> bool:
     """No negation, condition or plan in the words leading to the value, and no future time
     word right after it."""
     words = set(_words(before))
-    if words & _NEGATIONS or words & _HYPOTHETICAL:
-        return False
-    if any(w.endswith(("n't", "nt")) and w in {"dont", "doesnt", "didnt", "isnt", "arent",
-                                                "wasnt", "werent", "wont", "cant", "havent",
-                                                "hasnt", "don't", "doesn't", "didn't", "isn't",
-                                                "aren't", "wasn't", "weren't", "won't", "can't",
-                                                "haven't", "hasn't"} for w in words):
+    if words & _NEGATIONS or words & _HYPOTHETICAL or any(w.endswith("n't") for w in words):
         return False
     return not set(_words(after)[:6]) & _FUTURE
 

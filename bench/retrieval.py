@@ -13,7 +13,9 @@ k1=1.5, b=0.75) one after the other.
 Figures, overall and per query kind: recall at the token budget and at 300 tokens, hit@1,
 hit@5, search latency, files read, tokens of the compact answer; the same for the flat
 baseline under ``flat_bm25``; ``agreement_top10``, the share of queries whose top-10 equals
-the flat top-10 (score-tolerant: tied scores may swap places).
+the flat top-10 (score-tolerant: tied scores may swap places). When the memories carry the
+generator's ``chain`` index, ``link_precision`` and ``link_recall`` score the links the store
+made between versions of one fact (each version superseded by the next) against the chains.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from bench._common import (
     progress,
     read_jsonl,
     rss_mb,
+    saved_ids,
     store_stemmer,
     summarize,
     summarize_groups,
@@ -65,6 +68,37 @@ def extra_memories(n: int, seed: int = 90210) -> list[dict[str, Any]]:
         if len(picked) == n:
             break
     return picked
+
+
+def link_scores(rows: list[dict[str, Any]], links: dict[str, str]) -> dict[str, Any]:
+    """Precision and recall of the supersession links a store made (``links``: older
+    memory's key -> the key of the memory that superseded it) against the generator's
+    chains (rows carrying ``"chain"``, in date order): each version should point at the next.
+    """
+    chains: dict[Any, list[dict[str, Any]]] = {}
+    for r in rows:
+        if r.get("chain") is not None:
+            chains.setdefault(r["chain"], []).append(r)
+    truth: set[tuple[str, str]] = set()
+    for members in chains.values():
+        members.sort(key=lambda r: str(r.get("date") or ""))
+        truth.update((str(a["id"]), str(b["id"])) for a, b in zip(members, members[1:]))
+    made = set(links.items())
+    right = len(made & truth)
+    return {
+        "links_made": len(made),
+        "links_expected": len(truth),
+        "links_right": right,
+        "link_precision": right / len(made) if made else None,
+        "link_recall": right / len(truth) if truth else None,
+    }
+
+
+def _links(mem: Any, leaf_to_key: dict[str, str]) -> dict[str, str]:
+    """The store's supersession marks, translated to benchmark keys (unknown ids kept)."""
+    timeline = getattr(mem, "timeline", None)
+    marks = timeline.outdated_map() if hasattr(timeline, "outdated_map") else {}
+    return {leaf_to_key.get(old, old): leaf_to_key.get(new, new) for old, new in marks.items()}
 
 
 def _save(mem: Any, row: dict[str, Any]) -> Any:
@@ -117,10 +151,12 @@ def run(
             stemmer = store_stemmer(mem, stemmer)
             progress(f"loading {len(memories)} memories into {store_dir}")
             step = max(1, len(memories) // 10)
+            leaf_to_key: dict[str, str] = {}
             with Stopwatch() as load:
                 with mem.bulk():
                     for n, row in enumerate(memories, 1):
-                        _save(mem, row)
+                        for leaf_id in saved_ids(_save(mem, row)):
+                            leaf_to_key[leaf_id] = str(row["id"])
                         if n % step == 0:
                             progress(f"  saved {n}/{len(memories)}")
                 with Stopwatch() as fl:
@@ -130,8 +166,11 @@ def run(
             save_ms: list[float] = []
             for row in extras:
                 with Stopwatch() as sw:
-                    _save(mem, row)
+                    rep = _save(mem, row)
                 save_ms.append(sw.ms)
+                leaf_to_key.update((i, str(row["id"])) for i in saved_ids(rep))
+            if any("chain" in r for r in memories):
+                result.update(link_scores(memories, _links(mem, leaf_to_key)))
             result["save_ms_p50"] = percentile(save_ms, 50)
             result["save_ms_p95"] = percentile(save_ms, 95)
             result["rss_mb_before_flat"] = rss_mb()
@@ -203,6 +242,10 @@ def table(result: dict[str, Any]) -> str:
             f"p50 {result['save_ms_p50']:.1f} ms p95 {result['save_ms_p95']:.1f} ms, "
             f"agreement_top10 {result.get('agreement_top10')}, rss {result['rss_mb']:.0f} MB"
         )
+    if "links_made" in result:
+        head.append(f"supersession links {result['links_made']} made, "
+                    f"{result['links_expected']} expected: precision "
+                    f"{result['link_precision']}, recall {result['link_recall']}")
     else:
         head.append(f"tree skipped: {result.get('tree_skipped')}")
     return "\n".join(head) + "\n" + format_table(rows, cols)

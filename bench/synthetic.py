@@ -16,9 +16,11 @@ Query kinds, in a balanced mix:
 
 - ``exact``: a rare identifier of the target plus one or two of its ordinary words;
 - ``descriptive``: a combination of ordinary words of the target that (checked against the
-  corpus) at most one other memory also contains, no identifier;
-- ``update``: asks for the current value of something corrected later; the newest memory of
-  the chain is the only target;
+  corpus) at most one other memory also contains, and no later version of the same fact (such
+  words describe the fact, whose answer is its newest version), no identifier;
+- ``update``: asks for the current value of something corrected later (2-4 versions); the
+  newest memory of the chain is the only target. Chain members carry ``"chain": <index>`` in
+  ``memories.jsonl``, so a harness can score the links a store made between versions;
 - ``person``: a first name (shared by many memories) plus a topic word of the target;
 - ``paraphrase`` (only with ``--paraphrase``): a question sharing no content word with the
   target, built from synonyms.
@@ -744,8 +746,9 @@ class _Generator:
         return self.finish("personal", [s], self.iso(date), [], names, False, extra=0)
 
     def chain(self) -> list[_Mem]:
-        """A fact and one or two later corrections of it (same subject, new value)."""
-        attr = self.pick(["port", "host", "version", "owner", "launch", "city"])
+        """A fact and one to three later corrections of it (same subject, new value)."""
+        attr = self.pick(["port", "host", "version", "owner", "launch", "city", "login",
+                          "ratelimit", "backup"])
         svc = self.pick(SERVICES)
         code = self.pick(CODENAMES)
         subject_key = f"{attr}:{code}:{svc}"
@@ -755,7 +758,7 @@ class _Generator:
         if subject_key in self.chain_subjects:
             return []
         self.chain_subjects.add(subject_key)
-        length = self.pick([2, 2, 2, 3])
+        length = self.pick([2, 2, 3, 3, 4])
         d0 = self.day(0, SPAN_DAYS - 400)
         offsets = [d0]
         for _ in range(length - 1):
@@ -776,6 +779,14 @@ class _Generator:
                 return f"{f2} {l2}"
             if attr == "launch":
                 return self.spoken(self.day())
+            if attr == "login":
+                return self.pick(TECH["identity"] + ["Authentik", "Ory Kratos", "Azure AD"])
+            if attr == "ratelimit":
+                return f"{self.pick([60, 100, 120, 200, 300, 500, 600, 1000])} requests per minute"
+            if attr == "backup":
+                return self.pick(["every night at 02:00", "every 6 hours", "weekly on Sundays",
+                                  "every 12 hours", "twice a day", "hourly",
+                                  "every night at 04:30"])
             return self.pick(CITIES)
 
         values: list[str] = []
@@ -808,6 +819,20 @@ class _Generator:
             elif attr == "owner":
                 s = (f"{val} owns {thing}." if i == 0 else
                      f"Ownership of {thing} passed from {prev} to {val}.")  # fmt: skip
+            elif attr == "login":
+                s = (self.pick([f"{_upper_first(thing)} uses {val} for login.",
+                                f"The login provider of {thing} is {val}."]) if i == 0 else
+                     self.pick([f"{_upper_first(thing)} switched its login provider to {val}.",
+                                f"We moved {thing}'s login provider from {prev} to {val}."]))  # fmt: skip
+            elif attr == "ratelimit":
+                verb = "raised" if int(val.split()[0]) > int((prev or "0").split()[0]) else "lowered"
+                s = (f"The rate limit of {thing} is {val}." if i == 0 else
+                     self.pick([f"{_upper_first(thing)}'s rate limit was {verb} to {val}.",
+                                f"We {verb} the rate limit of {thing} to {val}."]))  # fmt: skip
+            elif attr == "backup":
+                s = (f"The backup schedule of {thing} is {val}." if i == 0 else
+                     self.pick([f"{_upper_first(thing)} moved its backup schedule to {val}.",
+                                f"The backup schedule of {thing} was changed to {val}."]))  # fmt: skip
             elif attr == "launch":
                 s = (f"The launch of {thing} is planned for {val}." if i == 0 else
                      f"The launch of {thing} slipped: new date is {val}.")  # fmt: skip
@@ -829,6 +854,9 @@ class _Generator:
             "owner": (f"who owns {thing} now?",) * 2,
             "launch": (f"current launch date of {thing}",) * 2,
             "city": (f"where does {first} {last} live now?", f"¿dónde vive ahora {first} {last}?"),
+            "login": (f"what login provider does {thing} use now?",) * 2,
+            "ratelimit": (f"current rate limit of {thing}",) * 2,
+            "backup": (f"what is the backup schedule of {thing} today?",) * 2,
         }  # fmt: skip
         question = questions[attr][1 if spanish else 0]
         index = len(self.chains)
@@ -906,6 +934,14 @@ class _QueryMaker:
         self._sets: dict[str, set[int]] = {}
         self.names = {_fold(x) for x in FIRST_NAMES + LAST_NAMES}
         self.used_targets: set[int] = set()
+        # The later versions of each chain member: a query whose words a later version also
+        # holds describes the fact, whose answer is its newest version, not this memory.
+        index = {id(m): i for i, m in enumerate(mems)}
+        self.later: dict[int, set[int]] = {}
+        for chain in gen.chains:
+            members = [index[id(m)] for m in chain.members if id(m) in index]
+            for k, i in enumerate(members):
+                self.later[i] = set(members[k + 1:])
 
     def _set(self, word: str) -> set[int]:
         got = self._sets.get(word)
@@ -973,13 +1009,15 @@ class _QueryMaker:
     def _unique_combo(self, i: int, words: list[str], fixed: list[str], sizes: tuple[int, ...],
                       tries: int, most: int) -> list[str] | None:
         """A random combination of ``words`` (plus ``fixed``) found in at most ``most``
-        other memories."""
+        other memories, and in no later version of the same fact."""
         for size in sizes:
             if len(words) < size:
                 continue
             for _ in range(tries):
                 pick = self.rng.sample(words, size)
-                if self.others_with_all([_fold(w) for w in fixed + pick], i) <= most:
+                folded = [_fold(w) for w in fixed + pick]
+                if self.others_with_all(folded, i) <= most and not any(
+                        set(folded) <= self.words[j] for j in self.later.get(i, ())):
                     return pick
         return None
 
@@ -1092,6 +1130,8 @@ def generate(
         row: dict[str, Any] = {"id": m.id, "text": m.text}
         if m.date:
             row["date"] = m.date
+        if m.chain is not None:
+            row["chain"] = m.chain  # versions of one fact: the truth for implicit links
         rows.append(row)
     return rows, queries
 

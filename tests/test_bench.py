@@ -80,6 +80,50 @@ def test_update_targets_the_newest_of_a_chain() -> None:
         assert all(m.date and target.date and m.date < target.date for m in chain.members[:-1])
 
 
+def test_chains_have_two_to_four_versions_over_several_attributes() -> None:
+    gen = synthetic._Generator(6)
+    gen.memories(4000)
+    full = [c for c in gen.chains if len(c.members) >= 2]
+    assert {len(c.members) for c in full} == {2, 3, 4}
+    texts = " ".join(m.text for c in full for m in c.members)
+    for phrase in ("login provider", "rate limit", "backup schedule", "port"):
+        assert phrase in texts
+    rows, _ = synthetic.generate(600, 0, seed=6)
+    chained = [r for r in rows if "chain" in r]
+    assert chained and all(isinstance(r["chain"], int) for r in chained)
+    assert all(set(r) <= {"id", "text", "date", "chain"} for r in rows)
+
+
+def test_descriptive_and_person_queries_do_not_fit_a_later_version() -> None:
+    gen = synthetic._Generator(8)
+    mems = gen.memories(3000)
+    maker = synthetic._QueryMaker(gen, mems)
+    queries = maker.make(120, ["descriptive", "person"])
+    by_id = {m.id: i for i, m in enumerate(mems)}
+    checked = 0
+    for q in queries:
+        i = by_id[q["targets"][0]]
+        wanted = synthetic._content_words(q["query"]) & maker.words[i]
+        for j in maker.later.get(i, ()):
+            checked += 1
+            assert not wanted <= maker.words[j], q
+    assert maker.later and any(maker.later.values())
+    assert checked > 0  # some targets are older versions of a fact
+
+
+def test_link_scores_against_the_chains() -> None:
+    rows = [{"id": "m1", "chain": 0, "date": "2024-01-01"}, {"id": "m4", "text": "x"},
+            {"id": "m2", "chain": 0, "date": "2024-02-01"},
+            {"id": "m3", "chain": 0, "date": "2024-03-01"},
+            {"id": "m5", "chain": 1, "date": "2024-01-05"},
+            {"id": "m6", "chain": 1, "date": "2024-04-05"}]
+    got = retrieval.link_scores(rows, {"m1": "m2", "m2": "m3", "m4": "m1"})
+    assert got["links_expected"] == 3 and got["links_made"] == 3 and got["links_right"] == 2
+    assert got["link_precision"] == pytest.approx(2 / 3)
+    assert got["link_recall"] == pytest.approx(2 / 3)
+    assert retrieval.link_scores(rows, {})["link_precision"] is None
+
+
 # ----------------------------------------------------------------------------- metrics
 
 
@@ -152,6 +196,9 @@ def test_retrieval_small_run(tmp_path: Path) -> None:
     assert 0.0 <= result["agreement_top10"] <= 1.0
     assert result["files_read_p50"] >= 0 and result["save_ms_p50"] > 0
     assert set(result["by_kind"]) == {"exact", "descriptive", "update", "person"}
+    # the store linked the versions of a fact as the generator made them
+    assert result["links_expected"] > 0 and result["link_recall"] > 0.5
+    assert 0.5 < result["link_precision"] <= 1.0
 
 
 def test_retrieval_without_store_api_still_runs_the_baseline(

@@ -38,6 +38,7 @@ from .sync.gitsync import after_write
 from .text import clip, term_counts, tokenize
 from .timeline.extract import extract_facts
 from .timeline.facts import FactTimeline
+from .timeline.supersede import implicit_links, statement_facts, versions_together
 from .tree.consolidate import Consolidator, leaf_entry
 from .tree.order import similarity_order
 from .tree.rebuild import rebuild as _rebuild
@@ -368,8 +369,10 @@ class Memory:
             report.new += 1
             if leaf.date and leaf.data_type != "CODE":
                 facts = extract_facts(leaf.text, leaf.date, source=leaf.id)
+                facts += statement_facts(leaf.text, leaf.date, leaf.id)
                 if facts:
                     report.notices.extend(str(n) for n in self.timeline.record_many(facts))
+                    self._link_versions(facts, report)
             buf.append({
                 "id": leaf.id, "kind": "leaf",
                 "path": f"layer_0/{leaf.domain}/{leaf.id}.txt", "domain": leaf.domain,
@@ -380,6 +383,25 @@ class Memory:
             self._bulk_catalog.extend(buf)
         else:
             self._catalog_buf = buf
+
+    def _link_versions(self, facts: list[Fact], report: SaveReport | None = None) -> None:
+        """Record implicit supersessions (:mod:`ihmt.timeline.supersede`) exactly as a
+        ``replaces`` correction: in the timeline and in the old leaf's own header."""
+        for old, new, when in implicit_links(self.timeline, facts):
+            self.timeline.mark_outdated(old, new, when or None, implicit=True)
+            leaf = self.consolidator.pending.get(old)
+            if leaf is None:
+                try:
+                    leaf = self.store.read_leaf(old)
+                except (NotFoundError, DamagedFileError):
+                    continue
+                if leaf.extra.get("superseded_by") != new:
+                    leaf.extra.update(superseded_by=new, superseded_implicitly=True)
+                    self.store.write_leaf(leaf, durable=not self._bulk_depth, new=False)
+            else:
+                leaf.extra.update(superseded_by=new, superseded_implicitly=True)
+            if report is not None and new in report.ids:
+                report.outdated.append(old)
 
     @contextmanager
     def bulk(self) -> Iterator[Memory]:
@@ -399,6 +421,7 @@ class Memory:
                 # while loading, so a bulk load's memory does not grow with the store.
                 self._cache_limit = self.store.branch_cache_limit
                 self.store.branch_cache_limit = min(self._cache_limit, BULK_CACHE_LIMIT)
+                self.timeline.sync = False  # each batch ends with os.sync()
             self._bulk_depth += 1
         try:
             yield self
@@ -407,7 +430,10 @@ class Memory:
                 self._bulk_depth -= 1
                 if self._bulk_depth == 0:
                     self.store.branch_cache_limit = self._cache_limit
-                    self._bulk_commit(reopen=False)
+                    try:
+                        self._bulk_commit(reopen=False)
+                    finally:
+                        self.timeline.sync = True
 
     def _bulk_begin(self) -> None:
         self.store.check_writable()
@@ -485,9 +511,15 @@ class Memory:
         facts.sort(key=lambda f: (f.date, f.source or ""))
         n = self.timeline.rebuild(facts)
         known = self.timeline.outdated_map()
-        for old, new, when in marks:
-            if known.get(old) != new:
-                self.timeline.mark_outdated(old, new, when or None)
+        sync, self.timeline.sync = self.timeline.sync, False  # one fsync for every mark
+        try:
+            for old, new, when in marks:
+                if known.get(old) != new:
+                    self.timeline.mark_outdated(old, new, when or None)
+            self._link_versions(facts)
+        finally:
+            self.timeline.sync = sync
+        self.timeline.fsync()
         root = _copy_root(self.store.root())
         root["facts_size"] = self._facts_size()
         self.store.write_root(root)
@@ -580,6 +612,8 @@ class Memory:
             if not period:
                 hits = corrections_first(hits, self.timeline,
                                          lambda i: self._hit_for(i, result))
+            hits = versions_together(hits, self.timeline, lambda i: self._hit_for(i, result),
+                                     query=base, period=period, stemmer=stem, current=current)
         result.hits = hits
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value)
@@ -732,8 +766,9 @@ class Memory:
         with self._writing("mark_outdated"):
             self.timeline.mark_outdated(old_id, new_id, (new.date or utcnow())[:10])
             old = self.store.read_leaf(old_id)
-            if old.extra.get("superseded_by") != new_id:
+            if old.extra.get("superseded_by") != new_id or "superseded_implicitly" in old.extra:
                 old.extra["superseded_by"] = new_id
+                old.extra.pop("superseded_implicitly", None)
                 self.store.write_leaf(old, new=False)
             after_write(self.store, f"outdated by {new_id}", [old_id])
         return {"old": old_id, "new": new_id, "old_excerpt": clip(old.text, 100),
@@ -873,8 +908,10 @@ def _leaf_facts(leaf: Leaf, facts: list[Fact], marks: list[tuple[str, str, str]]
     """What a leaf contributes to the timeline: its facts, and a correction it records."""
     if leaf.date and leaf.data_type != "CODE":
         facts.extend(extract_facts(leaf.text, leaf.date, source=leaf.id))
+        facts.extend(statement_facts(leaf.text, leaf.date, leaf.id))
     newer = leaf.extra.get("superseded_by")
-    if isinstance(newer, str):
+    if isinstance(newer, str) and not leaf.extra.get("superseded_implicitly"):
+        # (an inferred link is derived again from the statements: _link_versions)
         marks.append((leaf.id, newer, (leaf.date or leaf.saved_at or "")[:10]))
 
 

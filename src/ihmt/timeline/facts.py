@@ -216,6 +216,8 @@ class FactTimeline:
     def __init__(self, state_dir: Path | str) -> None:
         self.state_dir = Path(state_dir)
         self.path = self.state_dir / FACTS_FILE
+        # False while a caller syncs the whole batch itself (Memory.bulk ends with os.sync)
+        self.sync = True
         self._lock = threading.RLock()
         self._reset()
 
@@ -237,6 +239,7 @@ class FactTimeline:
         self._by_source: dict[str, set[str]] = {}
         self._views: dict[str, _View] = {}
         self._outdated: dict[str, tuple[str, str]] = {}
+        self._implicit: set[str] = set()  # old ids whose latest mark was found, not told
         self._superseded: set[str] | None = None
 
     @property
@@ -363,6 +366,10 @@ class FactTimeline:
             if not (isinstance(old, str) and old and isinstance(new, str) and new):
                 return False
             self._outdated[old] = (new, when if isinstance(when, str) else "")
+            if event.get("implicit") is True:
+                self._implicit.add(old)
+            else:
+                self._implicit.discard(old)
             return True
         if isinstance(op, str):
             log.debug("ignoring unknown event op %r in %s", op, self.path)
@@ -423,12 +430,26 @@ class FactTimeline:
                         prefix = b"\n"  # a crash left half a line: don't glue ours to it
                 fh.write(prefix + b"".join(lines))
                 fh.flush()
-                os.fsync(fh.fileno())
+                if self.sync:
+                    os.fsync(fh.fileno())
         except OSError as exc:
             raise StoreError(
                 f"cannot append to {self.path}: {exc}. Check the folder's permissions and "
                 "free disk space."
             ) from exc
+
+    def fsync(self) -> None:
+        """Make what was appended with :attr:`sync` off durable: one fsync for many."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise StoreError(f"cannot open {self.path}: {exc}") from exc
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
     @staticmethod
     def _fact_event(fact: Fact) -> dict[str, Any]:
@@ -495,10 +516,12 @@ class FactTimeline:
             self._read(notices)
             return notices
 
-    def mark_outdated(self, old_id: str, new_id: str, date: str | None = None) -> None:
+    def mark_outdated(self, old_id: str, new_id: str, date: str | None = None, *,
+                      implicit: bool = False) -> None:
         """Record that memory ``old_id`` was corrected by ``new_id`` (on ``date``, else today).
 
-        Survives :meth:`rebuild`: such a mark exists nowhere but in this log.
+        Survives :meth:`rebuild`. ``implicit``: the link was inferred from two statements of
+        the same subject and attribute (:mod:`ihmt.timeline.supersede`), not told.
         """
         for name, val in (("old_id", old_id), ("new_id", new_id)):
             if not isinstance(val, str) or not val.strip():
@@ -508,7 +531,9 @@ class FactTimeline:
         if date is None:
             date = datetime.now(timezone.utc).date().isoformat()
         when = _check_date(date, "mark_outdated date")
-        event = {"op": "outdated", "old": old_id, "new": new_id, "date": when}
+        event: dict[str, Any] = {"op": "outdated", "old": old_id, "new": new_id, "date": when}
+        if implicit:
+            event["implicit"] = True
         with self._lock:
             self._read(None)
             self._append([_encode(event)])
@@ -540,7 +565,8 @@ class FactTimeline:
                 for s in manual
             ]
             marks = [
-                {"op": "outdated", "old": old, "new": new, "date": when}
+                {"op": "outdated", "old": old, "new": new, "date": when,
+                 **({"implicit": True} if old in self._implicit else {})}
                 for old, (new, when) in self._outdated.items()
             ]
             self._rewrite(marks + kept + events)
@@ -595,6 +621,17 @@ class FactTimeline:
             if key not in self._stmts:
                 return []
             return [replace(p) for p in self._view(key).periods]
+
+    def statements(self, subject: str, attribute: str) -> list[Fact]:
+        """Every statement of one subject::attribute in date order (arrival order for equal
+        dates), confirmations included. Costs that key's statements only, not the log's."""
+        with self._lock:
+            self._ensure_loaded()
+            key = f"{subject}::{attribute}"
+            if key not in self._stmts:
+                return []
+            return [Fact(s.subject, s.attribute, s.value, s.date, s.source)
+                    for s in self._view(key).ordered]
 
     def active_state(self) -> dict[str, Fact]:
         """The current value of every subject::attribute."""
@@ -692,6 +729,12 @@ class FactTimeline:
             self._ensure_loaded()
             mark = self._outdated.get(leaf_id)
             return mark[0] if mark else None
+
+    def implicit(self, leaf_id: str) -> bool:
+        """Whether the latest mark on ``leaf_id`` was inferred rather than told."""
+        with self._lock:
+            self._ensure_loaded()
+            return leaf_id in self._implicit
 
     def outdated_map(self) -> dict[str, str]:
         """Every manual mark as {old id: new id}, for annotating many hits at once."""

@@ -130,6 +130,8 @@ def format_save(report: SaveReport, replaces: str, mem: Memory) -> str:
         lines.append("Note: " + "; ".join(report.warnings))
     if replaces:
         lines.append(_replaces_line(report, replaces, first, mem))
+    elif report.outdated:  # same subject and attribute, new value: found without replaces
+        lines.append(f"Flagged OUTDATED, superseded by this save: {', '.join(report.outdated)}.")
     return "\n".join(lines)
 
 

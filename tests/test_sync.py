@@ -96,6 +96,16 @@ def test_init_tracks_the_truth_and_ignores_what_is_derived(tmp_path: Path) -> No
     assert report["sync"]["enabled"] and report["sync"]["commits"] >= 1
 
 
+def test_an_implicit_link_commits_the_old_memory_it_annotated(tmp_path: Path) -> None:
+    a = machine(tmp_path, "a", branch_factor=8)
+    gitsync.init(a)
+    old = a.save("The login provider of Dylumou is Okta.", date="2026-03-02").ids[0]
+    rep = a.save("Dylumou switched its login provider to Keycloak.", date="2026-09-10")
+    assert rep.outdated == [old]
+    assert git(a.path, "status", "--porcelain", "--", "layer_0") == ""
+    assert "superseded_by" in git(a.path, "show", f"HEAD:layer_0/general/{old}.txt")
+
+
 def test_saves_corrections_and_facts_are_committed(tmp_path: Path) -> None:
     a = machine(tmp_path, "a")
     gitsync.init(a)

@@ -344,7 +344,9 @@ class Memory:
                 self._catalog_buf = []
                 root["facts_size"] = self._facts_size()
                 self.store.write_root(root)
-                after_write(self.store, "save", report.ids, prepared[0][0].text)
+                # Old memories an implicit link annotated are committed with the save.
+                after_write(self.store, "save", report.ids + report.outdated,
+                            prepared[0][0].text)
 
     def _add_leaves(self, root: dict[str, Any], prepared: list[tuple[Leaf, Counter[str]]],
                     report: SaveReport, *, durable: bool) -> None:
@@ -469,7 +471,9 @@ class Memory:
             root["facts_size"] = self._facts_size()
             self.store.write_root(root)
             self.store.end_write()
-            after_write(self.store, "bulk", [lf.id for lf, _, _ in items])
+            after_write(self.store, "bulk", [lf.id for lf, _, _ in items]
+                        + [old for rep in {id(r): r for _, _, r in items}.values()
+                           for old in rep.outdated])
         finally:
             self.store.lock.release()
             self._bulk_root = None

@@ -586,7 +586,9 @@ class Memory:
         terms = tokenize(base + (" " + clue if clue else ""), stem)
         if period:
             terms += _absolute_time_terms(query, terms, stem)
-        fetch = max(top_k * 3, 30) if (clue or period or current) else top_k
+        # A clue or a period re-weights candidates, so look deeper than the answer; a
+        # question about "now" only reorders versions, which the fact timeline finds.
+        fetch = max(top_k * 3, 30) if (clue or period) else top_k
         d = self._descend(terms, fetch)
         root = self.store.root()
         result = SearchResult(query=query, node_reads=d.node_reads, visited=d.visited,

@@ -34,6 +34,7 @@ class Config:
     max_files_per_search: int = 400  # branch files one search may open before it stops
     output_max_tokens: int = 900  # cap on a compact answer printed for an agent
     secrets: str = "refuse"  # refuse | redact | off
+    semantic: str = "auto"  # auto (on when the ihmt[semantic] extra is installed) | off
 
     @classmethod
     def load(cls, store: Path) -> Config:

@@ -29,7 +29,9 @@ from .ingest.split import split
 from .model import DATA_TYPES, Fact, Hit, Leaf, SearchResult
 from .search.answer import annotate, corrections_first, fact_hits, finish, rerank
 from .search.descent import descend
+from .search.hybrid import blend
 from .search.intent import asks_for_current, fact_intent
+from .semantic.index import SemanticIndex
 from .store import files
 from .store.leaves import checksum
 from .store.store import Store, resolve_store_path, utcnow
@@ -84,6 +86,7 @@ class Memory:
                                           self.config.summarizer_model)
         self.consolidator = Consolidator(store, self.summarizer)
         self.timeline = FactTimeline(store.state_dir)
+        self.semantic = SemanticIndex(store)  # optional vectors; inactive without the extra
         self._facts_damage = 0
         self._bulk_depth = 0
         self._bulk_root: dict[str, Any] | None = None
@@ -333,10 +336,12 @@ class Memory:
                     self._bulk_commit(reopen=True)
                 return
             self.store.check_writable()
+            vectors = self.semantic.encode(leaf for leaf, _ in prepared)
             with self._writing("save"):
                 root = self._ensure_root()
                 root = _copy_root(root)
                 self._add_leaves(root, prepared, report, durable=True)
+                self.semantic.append(vectors)
                 self.store.catalog_append(self._catalog_buf)
                 self._catalog_buf = []
                 root["facts_size"] = self._facts_size()
@@ -431,6 +436,7 @@ class Memory:
             for i in similarity_order([tf.keys() for _, tf, _ in items]):
                 leaf, tf, rep = items[i]
                 self._add_leaves(root, [(leaf, tf)], rep, durable=False)
+            self.semantic.append(self.semantic.encode(self.consolidator.pending.values()))
             for leaf in list(self.consolidator.pending.values()):
                 self.store.write_leaf(leaf, durable=False)
             self.consolidator.pending.clear()
@@ -466,6 +472,25 @@ class Memory:
             rep = self._rebuild_locked()
             self.store.end_write()
         return rep
+
+    def rebuild_embeddings(self, *, everything: bool = True,
+                           progress: Callable[[int, int], None] | None = None
+                           ) -> dict[str, int]:
+        """Recompute the semantic vectors from the leaves (``ihmt rebuild --embeddings``).
+
+        Without ``everything`` only leaves with no valid vector are encoded. Raises
+        InputError when semantic search is off (the message says how to turn it on).
+        """
+        if not self.semantic.active:
+            raise InputError(self.semantic.reason)
+        with self._mutex, self.store.lock.hold():
+            leaves = []
+            for path in self.store.iter_leaf_paths():
+                try:
+                    leaves.append(self.store.read_leaf(path.stem, path.parent.name))
+                except (DamagedFileError, NotFoundError):
+                    continue
+            return self.semantic.rebuild(leaves, everything=everything, progress=progress)
 
     def _rebuild_locked(self) -> dict[str, Any]:
         facts: list[Fact] = []
@@ -577,6 +602,10 @@ class Memory:
         result.hits = hits
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value)
+        if value is None and self.semantic.active:
+            blend(result, hits, self.semantic.query(base, max(top_k * 3, 30)) or [],
+                  lambda i: self._hit_for(i, result),
+                  lambda new: annotate(new, self.timeline, self._excerpt), top_k)
         if self.store.problems:
             result.notices.extend(self.store.problems)
             self.store.problems.clear()

@@ -22,8 +22,8 @@ from collections.abc import Callable
 from ..model import Hit, SearchResult
 
 K = 60  # the usual RRF constant: ranks matter, raw scores of the two lists never mix
-STRONG = 0.5  # cosine similarity for a confident answer found by meaning alone
-WEAK = 0.35  # below this, the closest memory by meaning is not an answer
+STRONG = 0.42  # cosine similarity for a confident answer found by meaning alone
+WEAK = 0.3  # below this, the closest memory by meaning is not an answer
 MARGIN = 0.08  # how far the best similarity must stand above the next for FOUND
 SCALE = 100.0  # fused scores are shown x100 (1.0 to ~3.3)
 

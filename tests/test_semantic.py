@@ -296,3 +296,19 @@ def test_vector_files_are_ignored_when_the_extra_is_off(tmp_path: Path,
     rep = m.save("The staging host is db-eu-7.")
     assert rep.new == 1
     assert Memory.open(path).search("staging host", top_k=3).hits[0].id == rep.ids[0]
+
+
+@needs_extra
+def test_bulk_load_gives_every_leaf_a_vector(tmp_path: Path, on: None) -> None:
+    m = Memory.open(tmp_path / "s", create=True, config={"branch_factor": 4})
+    texts = [f"Ticket {i}: the {w} service restarted after a memory leak" for i, w in
+             enumerate(["billing", "search", "auth", "mail", "chat", "maps"] * 5)] + DOCS
+    with m.bulk():
+        for t in texts:
+            m.save(t, date="2026-02-01")
+    m.flush()
+    leaves = {p.stem for p in m.store.iter_leaf_paths()}
+    h = Memory.open(tmp_path / "s").semantic.health(dict.fromkeys(leaves, ""))
+    assert h["vectors"] == len(texts) == len(leaves) and h["missing"] == 0
+    res = Memory.open(tmp_path / "s").search(PARAPHRASE, top_k=5)
+    assert "Miso" in res.hits[0].text

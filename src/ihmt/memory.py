@@ -433,10 +433,10 @@ class Memory:
             items = [(leaf, tf, rep) for prepared, rep in self._bulk_batch
                      for leaf, tf in prepared]
             self._bulk_batch = []
+            self.semantic.append(self.semantic.encode(leaf for leaf, _, _ in items))
             for i in similarity_order([tf.keys() for _, tf, _ in items]):
                 leaf, tf, rep = items[i]
                 self._add_leaves(root, [(leaf, tf)], rep, durable=False)
-            self.semantic.append(self.semantic.encode(self.consolidator.pending.values()))
             for leaf in list(self.consolidator.pending.values()):
                 self.store.write_leaf(leaf, durable=False)
             self.consolidator.pending.clear()
@@ -569,7 +569,8 @@ class Memory:
         base = (strip_time_words(query) if period else query).strip() or query
         stem = self.config.stemmer
         terms = tokenize(base + (" " + clue if clue else ""), stem)
-        fetch = max(top_k * 3, 30) if (clue or period or current) else top_k
+        fetch = max(top_k * 3, 30) if (clue or period or current or self.semantic.active) \
+            else top_k
         d = self._descend(terms, fetch)
         root = self.store.root()
         result = SearchResult(query=query, node_reads=d.node_reads, visited=d.visited,
@@ -602,9 +603,10 @@ class Memory:
         result.hits = hits
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value)
-        if value is None and self.semantic.active:
-            blend(result, hits, self.semantic.query(base, max(top_k * 3, 30)) or [],
-                  lambda i: self._hit_for(i, result),
+        found = self.semantic.query(base, max(top_k * 3, 30), [h.id for h in hits]) \
+            if value is None and self.semantic.active else None
+        if found:
+            blend(result, hits, *found, lambda i: self._hit_for(i, result),
                   lambda new: annotate(new, self.timeline, self._excerpt), top_k)
         if self.store.problems:
             result.notices.extend(self.store.problems)

@@ -1,18 +1,25 @@
 """Hybrid ranking: the lexical answer fused with the memories closest in meaning.
 
 The lexical pipeline (exact BM25 descent, time, corrections, clues, confidence) runs
-first and is left untouched when semantic search is off. When it is on, its ranked list
+first and is left untouched when semantic search is off. When it is on, its candidates
 and the semantic top-N (cosine similarity of sentence vectors, at least
-:data:`ihmt.semantic.index.FLOOR`) are merged by reciprocal rank fusion:
-``score = sum over the lists of 1 / (K + rank)``. The decision keeps its meaning:
+:data:`ihmt.semantic.index.FLOOR`) are pooled and scored by a weighted sum of the two
+normalised signals::
+
+    fused = (1 - A) x lexical / best lexical + A x similarity
+
+(the lexical score already carries the time, clue and correction adjustments; a memory
+that one list missed has 0 from it). On LoCoMo this sum beat reciprocal rank fusion, which
+gave the weaker semantic list as much say as BM25 and cost hit@1 (see BENCHMARKS.md).
+The decision keeps its meaning:
 
 - FOUND stays FOUND and its best memory stays first (a confident lexical answer is not
   second-guessed); the rest of the list is fused.
 - AMBIGUOUS stays AMBIGUOUS (only a clue resolves it); the list is fused.
-- NOT FOUND becomes an answer only on strong semantic evidence: FOUND when the best
-  similarity is at least :data:`STRONG` and clearly above the next one, AMBIGUOUS when it
-  is at least :data:`WEAK`. Similarity is never zero, so a query of stray words, whose
-  closest memory is far below :data:`WEAK`, still answers NOT FOUND.
+- NOT FOUND becomes an answer only on semantic evidence: FOUND when the best similarity
+  is at least :data:`STRONG` and clearly above the next one, AMBIGUOUS when it is at
+  least :data:`WEAK`. Similarity is never zero, so a query of stray words, whose closest
+  memory is far below :data:`WEAK`, still answers NOT FOUND.
 """
 
 from __future__ import annotations
@@ -21,33 +28,34 @@ from collections.abc import Callable
 
 from ..model import Hit, SearchResult
 
-K = 60  # the usual RRF constant: ranks matter, raw scores of the two lists never mix
+A = 0.6  # weight of the semantic similarity in the fused score
 STRONG = 0.42  # cosine similarity for a confident answer found by meaning alone
 WEAK = 0.3  # below this, the closest memory by meaning is not an answer
 MARGIN = 0.08  # how far the best similarity must stand above the next for FOUND
-SCALE = 100.0  # fused scores are shown x100 (1.0 to ~3.3)
 
 
 def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, float]],
-          make_hit: Callable[[str], Hit | None], annotate: Callable[[list[Hit]], None],
-          top_k: int) -> None:
-    """Fuse ``lexical`` (the full reranked list) and ``semantic`` into ``result``."""
-    if not semantic:
+          sims: dict[str, float], make_hit: Callable[[str], Hit | None],
+          annotate: Callable[[list[Hit]], None], top_k: int) -> None:
+    """Fuse ``lexical`` (the full reranked list) and ``semantic`` into ``result``.
+
+    ``sims`` holds the similarity of every lexical candidate that has a vector.
+    """
+    if not semantic and not sims:
         return
-    sims = dict(semantic)
-    fused: dict[str, float] = {}
-    for rank, h in enumerate(_unique(lexical), 1):
-        fused[h.id] = fused.get(h.id, 0.0) + 1.0 / (K + rank)
-    for rank, (leaf_id, _) in enumerate(semantic, 1):
-        fused[leaf_id] = fused.get(leaf_id, 0.0) + 1.0 / (K + rank)
-    lex_pos = {h.id: i for i, h in enumerate(lexical)}
-    order = sorted(fused, key=lambda i: (-fused[i], lex_pos.get(i, len(lex_pos))))
+    lex = _unique(lexical)
+    best_lex = max((h.score for h in lex), default=0.0)
+    norm = {h.id: (h.score / best_lex if best_lex > 0 else 0.0) for h in lex}
+    pool = list(dict.fromkeys([h.id for h in lex] + [i for i, _ in semantic]))
+    fused = {i: (1.0 - A) * norm.get(i, 0.0) + A * max(0.0, sims.get(i, 0.0)) for i in pool}
+    lex_pos = {h.id: n for n, h in enumerate(lex)}
+    order = sorted(pool, key=lambda i: (-fused[i], lex_pos.get(i, len(lex_pos))))
 
     pinned: str | None = None
     upgrade: str | None = None
     if result.status == "FOUND" and result.hits:
         pinned = result.hits[0].id
-    elif result.status == "NOT_FOUND":
+    elif result.status == "NOT_FOUND" and semantic:
         best_id, s1 = semantic[0]
         s2 = semantic[1][1] if len(semantic) > 1 else 0.0
         if s1 >= STRONG and s1 - s2 >= MARGIN:
@@ -59,7 +67,8 @@ def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, fl
     if pinned is not None:
         order = [pinned] + [i for i in order if i != pinned]
 
-    by_id = {h.id: h for h in lexical}
+    scale = best_lex if best_lex > 0 else 1.0
+    by_id = {h.id: h for h in lex}
     hits: list[Hit] = []
     new: list[Hit] = []
     for leaf_id in order:
@@ -72,11 +81,11 @@ def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, fl
                 continue  # a vector of a leaf that is gone: skip it
             h.matched = []
             new.append(h)
-        h.score = round(fused[leaf_id] * SCALE, 4)
+        h.score = round(fused[leaf_id] * scale, 4)
         hits.append(h)
     if new:
         annotate(new)
-    if pinned is not None and hits and hits[0].id == pinned and len(hits) > 1:
+    if pinned is not None and len(hits) > 1 and hits[0].id == pinned:
         hits[0].score = max(hits[0].score, hits[1].score)
     result.hits = hits
 

@@ -73,8 +73,11 @@ class SemanticIndex:
             self._fail("writing vectors", exc)
 
     # ------------------------------------------------------------------ searching
-    def query(self, text: str, n: int) -> list[tuple[str, float]] | None:
-        """The ``n`` leaves closest in meaning to ``text``, or None when off/unavailable."""
+    def query(self, text: str, n: int, also: list[str] = ()
+              ) -> tuple[list[tuple[str, float]], dict[str, float]] | None:
+        """The ``n`` leaves closest in meaning to ``text`` (similarity at least
+        :data:`FLOOR`), and the similarity of every leaf of ``also`` that has a vector.
+        None when semantic search is off or unavailable."""
         if not self.active:
             return None
         try:
@@ -82,7 +85,10 @@ class SemanticIndex:
             if not self.vectors.count():
                 return None
             q = self._encoder().encode([text])[0]
-            return self.vectors.top(q, n, FLOOR)
+            top = self.vectors.top(q, n, FLOOR)
+            sims = self.vectors.similarity([i for i in also], q)
+            sims.update(top)
+            return top, sims
         except Exception as exc:  # noqa: BLE001
             self._fail("search", exc)
             return None

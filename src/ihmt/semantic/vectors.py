@@ -66,7 +66,7 @@ class DomainVectors:
     ino: int = -1
     damaged: int = 0  # records skipped for a bad checksum
     bad_header: bool = False
-    known: set[str] = field(default_factory=set)
+    pos: dict[str, int] = field(default_factory=dict)  # leaf id -> row (the last one)
 
     def add(self, ids: list[str], vecs: Any) -> None:
         import numpy as np
@@ -81,7 +81,8 @@ class DomainVectors:
             self.mat = grown
         self.mat[n:need] = vecs
         self.ids.extend(ids)
-        self.known.update(ids)
+        for j, leaf_id in enumerate(ids, n):
+            self.pos[leaf_id] = j
 
     def view(self) -> Any:
         return self.mat[:len(self.ids)] if self.mat is not None else None
@@ -172,7 +173,19 @@ class VectorStore:
         return sum(len(d.ids) for d in self.domains.values())
 
     def has(self, leaf_id: str) -> bool:
-        return any(leaf_id in d.known for d in self.domains.values())
+        return any(leaf_id in d.pos for d in self.domains.values())
+
+    def similarity(self, leaf_ids: list[str], qvec: Any) -> dict[str, float]:
+        """Cosine similarity of the given leaves that have a vector."""
+        out: dict[str, float] = {}
+        with self._lock:
+            for leaf_id in leaf_ids:
+                for d in self.domains.values():
+                    j = d.pos.get(leaf_id)
+                    if j is not None:
+                        out[leaf_id] = float(d.mat[j] @ qvec)
+                        break
+        return out
 
     def damaged(self) -> dict[str, int]:
         """Domains whose file has a bad header (-1) or skipped records (their count)."""

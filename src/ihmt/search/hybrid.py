@@ -4,13 +4,14 @@ The lexical pipeline (exact BM25 descent, time, corrections, clues, confidence) 
 first and is left untouched when semantic search is off. When it is on, its candidates
 and the semantic top-N (cosine similarity of sentence vectors, at least
 :data:`ihmt.semantic.index.FLOOR`) are pooled and scored by a weighted sum of the two
-normalised signals::
+signals, each min-max normalised over the pool::
 
-    fused = (1 - A) x lexical / best lexical + A x similarity
+    fused = (1 - A) x lexical' + A x similarity'
 
 (the lexical score already carries the time, clue and correction adjustments; a memory
-that one list missed has 0 from it). On LoCoMo this sum beat reciprocal rank fusion, which
-gave the weaker semantic list as much say as BM25 and cost hit@1 (see BENCHMARKS.md).
+the lexical list missed has 0 from it). On the LoCoMo dev set this sum beat reciprocal
+rank fusion, which gave the weaker semantic list as much say as BM25 and cost hit@1, and
+beat normalising by the maximum alone (see BENCHMARKS.md).
 The decision keeps its meaning:
 
 - FOUND stays FOUND and its best memory stays first (a confident lexical answer is not
@@ -28,7 +29,7 @@ from collections.abc import Callable
 
 from ..model import Hit, SearchResult
 
-A = 0.6  # weight of the semantic similarity in the fused score
+A = 0.5  # weight of the semantic similarity in the fused score
 STRONG = 0.42  # cosine similarity for a confident answer found by meaning alone
 WEAK = 0.3  # below this, the closest memory by meaning is not an answer
 MARGIN = 0.08  # how far the best similarity must stand above the next for FOUND
@@ -45,9 +46,10 @@ def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, fl
         return
     lex = _unique(lexical)
     best_lex = max((h.score for h in lex), default=0.0)
-    norm = {h.id: (h.score / best_lex if best_lex > 0 else 0.0) for h in lex}
     pool = list(dict.fromkeys([h.id for h in lex] + [i for i, _ in semantic]))
-    fused = {i: (1.0 - A) * norm.get(i, 0.0) + A * max(0.0, sims.get(i, 0.0)) for i in pool}
+    norm = _minmax({h.id: h.score for h in lex})
+    sim_norm = _minmax({i: sims.get(i, 0.0) for i in pool})
+    fused = {i: (1.0 - A) * norm.get(i, 0.0) + A * sim_norm[i] for i in pool}
     lex_pos = {h.id: n for n, h in enumerate(lex)}
     order = sorted(pool, key=lambda i: (-fused[i], lex_pos.get(i, len(lex_pos))))
 
@@ -98,6 +100,16 @@ def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, fl
         else:
             result.message = (f"the closest memories by meaning (similarity {s1:.2f}) share "
                               "few words with the query; give a clue to choose")
+
+
+def _minmax(values: dict[str, float]) -> dict[str, float]:
+    """Scale to [0, 1] over the pool; all equal (or one value) counts as 1."""
+    if not values:
+        return {}
+    lo, hi = min(values.values()), max(values.values())
+    if hi - lo < 1e-9:
+        return dict.fromkeys(values, 1.0)
+    return {k: (v - lo) / (hi - lo) for k, v in values.items()}
 
 
 def _unique(hits: list[Hit]) -> list[Hit]:

@@ -40,9 +40,11 @@ def wanted(config_value: str | None) -> bool:
 def status(config_value: str | None) -> tuple[bool, str]:
     """(on, one sentence saying why, and how to turn it on when it is off)."""
     if not wanted(config_value):
-        src = "IHMT_SEMANTIC" if os.environ.get("IHMT_SEMANTIC") else "ihmt.config.json"
-        return False, (f"semantic search is off (turned off by {src}); set \"semantic\": "
-                       "\"auto\" to use it")
+        if os.environ.get("IHMT_SEMANTIC", "").strip():
+            return False, ("semantic search is off (IHMT_SEMANTIC=off in the environment); "
+                           "unset it to use semantic search")
+        return False, ("semantic search is off (\"semantic\": \"off\" in ihmt.config.json); "
+                       "set it to \"auto\" to use it")
     missing = missing_packages()
     if missing:
         return False, (f"semantic search is off: the extra is not installed "

@@ -312,3 +312,35 @@ def test_bulk_load_gives_every_leaf_a_vector(tmp_path: Path, on: None) -> None:
     assert h["vectors"] == len(texts) == len(leaves) and h["missing"] == 0
     res = Memory.open(tmp_path / "s").search(PARAPHRASE, top_k=5)
     assert "Miso" in res.hits[0].text
+
+
+@needs_extra
+def test_centroid_routing_scans_a_fraction_and_keeps_the_nearest(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    from ihmt.semantic import vectors as V
+
+    rng = np.random.default_rng(3)
+    centers = rng.normal(size=(40, V.DIM)).astype(np.float32)
+    data = centers[rng.integers(0, 40, 4000)] + 0.35 * rng.normal(size=(4000, V.DIM))
+    data = (data / np.linalg.norm(data, axis=1, keepdims=True)).astype(np.float32)
+    ids = [f"L-big-{i:012x}" for i in range(len(data))]
+    vs = V.VectorStore(tmp_path)
+    vs.append({"big": (ids[:3000], data[:3000])})
+    vs.refresh()
+    queries = data[rng.choice(3000, 20, replace=False)]
+    flat = [vs.top(q, 10, -1.0) for q in queries]
+    monkeypatch.setattr(V, "IVF_MIN", 1000)
+    routed = [vs.top(q, 10, -1.0) for q in queries]
+    d = vs.domains["big"]
+    assert d.ivf is not None and len(d.candidates(queries[0])) < 3000 // 2
+    for f, r in zip(flat, routed):
+        assert r[0] == f[0]  # a stored vector finds itself first
+    overlap = np.mean([len({i for i, _ in f} & {i for i, _ in r}) / 10
+                       for f, r in zip(flat, routed)])
+    assert overlap >= 0.8
+    # Vectors appended after the routing was built are routed too.
+    vs.append({"big": (ids[3000:], data[3000:])})
+    vs.refresh()
+    assert vs.top(data[3500], 1, -1.0)[0][0] == ids[3500]

@@ -34,6 +34,8 @@ VEC_BYTES = DIM * 2
 REC = ID_BYTES + VEC_BYTES + 4
 HEADER = MAGIC + struct.pack("<II", DIM, REC)
 SUFFIX = ".vec"
+IVF_MIN = 20_000  # from this many vectors in a domain, search routes through centroids
+NPROBE = 16  # clusters scanned per query (of about sqrt(n))
 
 
 def vectors_dir(state_dir: Path) -> Path:
@@ -67,6 +69,7 @@ class DomainVectors:
     damaged: int = 0  # records skipped for a bad checksum
     bad_header: bool = False
     pos: dict[str, int] = field(default_factory=dict)  # leaf id -> row (the last one)
+    ivf: Any = None  # _Routing once the domain is large
 
     def add(self, ids: list[str], vecs: Any) -> None:
         import numpy as np
@@ -86,6 +89,69 @@ class DomainVectors:
 
     def view(self) -> Any:
         return self.mat[:len(self.ids)] if self.mat is not None else None
+
+    def candidates(self, qvec: Any) -> Any:
+        """Rows worth scoring for ``qvec``: all of them in a small domain, else the rows of
+        the :data:`NPROBE` clusters whose centroids are closest (None means all)."""
+        n = len(self.ids)
+        if n < IVF_MIN:
+            return None
+        if self.ivf is None or n > 2 * self.ivf.built_for:
+            self.ivf = _Routing(self.view())
+        self.ivf.assign(self.view())
+        return self.ivf.rows(qvec)
+
+
+class _Routing:
+    """Inverted lists over k-means centroids (k about sqrt(n)): a query scores the k
+    centroids and then only the rows of the closest few clusters, so its cost grows with
+    about the square root of the domain's size instead of linearly. Rebuilt in memory when
+    the domain has doubled; vectors appended since are assigned to their nearest centroid.
+    Derived from the vector file alone, so nothing more is stored."""
+
+    def __init__(self, mat: Any, iters: int = 6, sample: int = 20_000) -> None:
+        import numpy as np
+
+        n = mat.shape[0]
+        k = max(2, int(n ** 0.5))
+        rng = np.random.default_rng(n)
+        pick = rng.choice(n, size=min(n, sample), replace=False)
+        data = mat[pick]
+        cent = data[rng.choice(len(data), size=k, replace=False)].copy()
+        for _ in range(iters):
+            near = np.argmax(data @ cent.T, axis=1)
+            sums = np.zeros_like(cent)
+            np.add.at(sums, near, data)
+            counts = np.bincount(near, minlength=k)
+            filled = counts > 0
+            cent[filled] = sums[filled] / counts[filled, None]
+            cent /= np.maximum(np.linalg.norm(cent, axis=1, keepdims=True), 1e-12)
+        self.cent = cent
+        self.lists: list[list[int]] = [[] for _ in range(k)]
+        self.done = 0
+        self.built_for = n
+
+    def assign(self, mat: Any, chunk: int = 8192) -> None:
+        import numpy as np
+
+        n = mat.shape[0]
+        while self.done < n:
+            end = min(n, self.done + chunk)
+            near = np.argmax(mat[self.done:end] @ self.cent.T, axis=1)
+            for row, c in enumerate(near.tolist(), self.done):
+                self.lists[c].append(row)
+            self.done = end
+
+    def rows(self, qvec: Any) -> Any:
+        import numpy as np
+
+        scores = self.cent @ qvec
+        probe = min(NPROBE, len(scores))
+        best = np.argpartition(-scores, probe - 1)[:probe]
+        out: list[int] = []
+        for c in best.tolist():
+            out.extend(self.lists[c])
+        return np.asarray(out, dtype=np.int64)
 
 
 class VectorStore:
@@ -207,10 +273,14 @@ class VectorStore:
                 m = d.view()
                 if m is None or not len(d.ids):
                     continue
-                sims = m @ qvec
+                rows = d.candidates(qvec)
+                sims = (m if rows is None else m[rows]) @ qvec
+                if not len(sims):
+                    continue
                 k = min(n, len(sims))
                 idx = np.argpartition(-sims, k - 1)[:k]
-                best.extend((d.ids[i], float(sims[i])) for i in idx if sims[i] >= floor)
+                best.extend((d.ids[i if rows is None else int(rows[i])], float(sims[i]))
+                            for i in idx if sims[i] >= floor)
         best.sort(key=lambda x: -x[1])
         return _unique(best)[:n]
 

@@ -29,7 +29,7 @@ from .ingest.split import split
 from .model import DATA_TYPES, Fact, Hit, Leaf, SearchResult
 from .search.answer import annotate, corrections_first, fact_hits, finish, rerank
 from .search.descent import descend
-from .search.hybrid import blend
+from .search.hybrid import blend, lexical_coverage
 from .search.intent import asks_for_current, fact_intent
 from .semantic.index import SemanticIndex
 from .store import files
@@ -607,7 +607,8 @@ class Memory:
             if value is None and self.semantic.active else None
         if found:
             blend(result, hits, *found, lambda i: self._hit_for(i, result),
-                  lambda new: annotate(new, self.timeline, self._excerpt), top_k)
+                  lambda new: annotate(new, self.timeline, self._excerpt), top_k, current,
+                  lexical_coverage(hits, terms, d.idf, d.n_leaves))
         if self.store.problems:
             result.notices.extend(self.store.problems)
             self.store.problems.clear()

@@ -344,3 +344,24 @@ def test_centroid_routing_scans_a_fraction_and_keeps_the_nearest(
     vs.append({"big": (ids[3000:], data[3000:])})
     vs.refresh()
     assert vs.top(data[3500], 1, -1.0)[0][0] == ids[3500]
+
+
+@needs_extra
+def test_bench_compares_bm25_and_hybrid_in_one_run(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench import retrieval, synthetic
+
+    monkeypatch.setenv("IHMT_SEMANTIC", "off")  # restored after the harness changes it
+    memories, queries = synthetic.generate(150, 15, seed=4, paraphrase=True)
+    synthetic.write(tmp_path / "data", memories, queries)
+    result = retrieval.run(tmp_path / "data" / "memories.jsonl",
+                           tmp_path / "data" / "queries.jsonl", singles=4, semantic=True)
+    hybrid = result["hybrid"]
+    assert "paraphrase" in hybrid["by_kind"] and "paraphrase" in result["by_kind"]
+    for block in [hybrid, *hybrid["by_kind"].values()]:
+        for key in ("recall_at_budget", "hit_at_1", "hit_at_5"):
+            assert 0.0 <= block[key] <= 1.0, key
+    assert hybrid["save_ms_p50"] > 0 and hybrid["search_ms_p50"] > 0
+    # The BM25-only rows were measured with semantic search off: no paraphrase is found.
+    assert result["by_kind"]["paraphrase"]["hit_at_5"] == 0.0
+    assert "hybrid" in retrieval.table(result)

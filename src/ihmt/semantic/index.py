@@ -39,10 +39,12 @@ class SemanticIndex:
 
     # ------------------------------------------------------------------ saving
     def encode(self, leaves: Iterable[Any]) -> dict[str, tuple[list[str], Any]] | None:
-        """Vectors of ``leaves`` grouped by domain (computed outside the lock)."""
+        """Vectors of the new leaves among ``leaves``, grouped by domain (computed before
+        the lock is taken; a leaf whose file exists already has its vector)."""
         if not self.active:
             return None
-        items = list(leaves)
+        items = list({lf.id: lf for lf in leaves
+                      if not self.store.leaf_exists(lf.id, lf.domain)}.values())
         if not items:
             return None
         try:
@@ -58,17 +60,12 @@ class SemanticIndex:
         return {d: (ids, rows) for d, (ids, rows) in out.items()}
 
     def append(self, encoded: dict[str, tuple[list[str], Any]] | None) -> None:
-        """Append the vectors of leaves that have none yet (caller holds the write lock)."""
+        """Append vectors from :meth:`encode` (caller holds the write lock). The file is not
+        read: a save costs the same whatever the store's size."""
         if not encoded:
             return
         try:
-            self.vectors.refresh()
-            todo = {}
-            for dom, (ids, rows) in encoded.items():
-                keep = [i for i, leaf_id in enumerate(ids) if not self.vectors.has(leaf_id)]
-                if keep:
-                    todo[dom] = ([ids[i] for i in keep], [rows[i] for i in keep])
-            self.vectors.append(todo)
+            self.vectors.append(encoded)
         except Exception as exc:  # noqa: BLE001
             self._fail("writing vectors", exc)
 

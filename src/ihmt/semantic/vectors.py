@@ -236,7 +236,8 @@ class VectorStore:
         dv.sig = sig if consumed == whole else None
 
     def count(self) -> int:
-        return sum(len(d.ids) for d in self.domains.values())
+        """Leaves with a vector (a leaf two racing writers both appended counts once)."""
+        return sum(len(d.pos) for d in self.domains.values())
 
     def has(self, leaf_id: str) -> bool:
         return any(leaf_id in d.pos for d in self.domains.values())

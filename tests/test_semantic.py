@@ -365,3 +365,12 @@ def test_bench_compares_bm25_and_hybrid_in_one_run(tmp_path: Path,
     # The BM25-only rows were measured with semantic search off: no paraphrase is found.
     assert result["by_kind"]["paraphrase"]["hit_at_5"] == 0.0
     assert "hybrid" in retrieval.table(result)
+
+
+@needs_extra
+def test_tree_rebuild_keeps_the_vectors(tmp_path: Path, on: None) -> None:
+    m, ids = fill(tmp_path / "s")
+    before = {p.name: p.read_bytes() for p in vec_files(m.path)}
+    m.rebuild()
+    assert {p.name: p.read_bytes() for p in vec_files(m.path)} == before
+    assert Memory.open(tmp_path / "s").search(PARAPHRASE, top_k=5).hits[0].id == ids[TARGET]

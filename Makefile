@@ -1,11 +1,13 @@
 # Two entry points, both self-contained on a machine with Python 3.10+, git and make:
 #   make demo   - create .venv, install IHMT, run the demo on an embedded default store
-#   make test   - create .venv, install IHMT with its development extras, run ruff and pytest
+#   make test   - create .venv, install IHMT with its development and semantic extras, run
+#                 ruff and pytest (the semantic tests skip cleanly where the extra is absent)
+#   make semantic - add the optional semantic search extra to .venv
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test install dev lint clean
+.PHONY: demo test install dev semantic lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +19,9 @@ install: $(BIN)/python
 dev: $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[dev]'
 
+semantic: $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[semantic]'
+
 demo: install
 	$(BIN)/ihmt demo
 
@@ -24,6 +29,8 @@ lint: dev
 	$(BIN)/ruff check src tests bench
 
 test: dev lint
+	$(BIN)/python -m pip install -q -e '.[dev,semantic]' \
+		|| echo "the semantic extra could not be installed: its tests will be skipped"
 	$(BIN)/python -m pytest -q
 
 clean:

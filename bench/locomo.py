@@ -17,6 +17,9 @@ either, so its figure is null.
 
 The data is read in place (CC BY-NC 4.0, evaluation only); when the file is absent the
 harness says so and exits 0 with ``{"skipped": ...}``.
+
+``--semantic`` (needs ``ihmt[semantic]``) loads each store with vectors and asks every
+question a second time with semantic search on: ``hybrid`` rows beside ``tree`` (BM25-only).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench import _semantic
 from bench._common import (
     SHARED_DIR,
     FlatBM25,
@@ -172,7 +176,9 @@ def run(
     conversations: int | None = None,
     top_k: int = 10,
     stemmer: str = "english",
+    semantic: bool = False,
 ) -> dict[str, Any]:
+    _semantic.select(semantic)
     convs = load(data)
     if conversations is not None:
         convs = convs[:conversations]
@@ -181,6 +187,8 @@ def run(
         progress(f"tree skipped: {why}; running the flat baseline only")
     tree_out: list[Outcome] = []
     flat_out: list[Outcome] = []
+    hybrid_out: list[Outcome] = []
+    hybrid_abstain: list[str] = []
     abstain: list[str] = []
     no_match: list[bool] = []
     same_exact = same_tol = 0
@@ -206,6 +214,8 @@ def run(
             try:
                 if memory_cls is not None:
                     mem = open_store(memory_cls, Path(tmp) / "ihmt_memory", stemmer)
+                    if semantic:
+                        _semantic.check(mem)
                     conv_stemmer = store_stemmer(mem, stemmer)
                     progress(f"{conv.sample_id}: loading {len(conv.turns)} turns")
                     with Stopwatch() as load_sw:
@@ -214,6 +224,7 @@ def run(
                                 mem.save(t.text, date=t.date, domain="general",
                                          tags=[f"{PREFIX}{t.dia_id}"])  # fmt: skip
                         mem.flush()
+                    _semantic.set_active(mem, False)
                     row["ingest_s"] = load_sw.s
                     ingest_total += load_sw.s
                 flat = FlatBM25(texts, stemmer=conv_stemmer)
@@ -224,6 +235,14 @@ def run(
                         res = mem.search(q, top_k=top_k)
                         abstain.append(str(res.status))
                         no_match.append(not res.hits)
+                if mem is not None and semantic:
+                    _semantic.set_active(mem, True)
+                    hyb = evaluate(mem, flat, keys, texts, questions, prefix=PREFIX,
+                                   top_k=top_k, budget=budget,
+                                   label=f"{conv.sample_id} hybrid: ")  # fmt: skip
+                    hybrid_out += hyb.tree
+                    for q in adversarial:
+                        hybrid_abstain.append(str(mem.search(q, top_k=top_k).status))
             finally:
                 if mem is not None:
                     mem.close()
@@ -272,6 +291,16 @@ def run(
                 sum(no_match) / len(no_match) if no_match else None
             ),
         }
+    if hybrid_out:
+        hybrid = _semantic.hybrid_summary(hybrid_out, "by_category")
+        hybrid["category_5"] = {
+            "n_questions": len(hybrid_abstain),
+            "not_found_or_ambiguous": (
+                sum(1 for s in hybrid_abstain if s in ABSTAIN) / len(hybrid_abstain)
+                if hybrid_abstain else None
+            ),
+        }
+        result["hybrid"] = hybrid
     flat_summary = summarize(flat_out, with_files=False)
     flat_summary["by_category"] = summarize_groups(flat_out, with_files=False)
     flat_summary["category_5"] = {"not_found_or_ambiguous": None}
@@ -293,7 +322,9 @@ def table(result: dict[str, Any]) -> str:
     for g in ["all"] + sorted(flat.get("by_category", {})):
         f = flat if g == "all" else flat["by_category"][g]
         t = result if g == "all" else result.get("by_category", {}).get(g)
-        for name, src in (("tree", t), ("flat", f)):
+        h = result.get("hybrid")
+        hsrc = None if h is None else (h if g == "all" else h["by_category"].get(g))
+        for name, src in (("tree", t), ("hybrid", hsrc), ("flat", f)):
             if src is None or (name == "tree" and "tree_skipped" in result):
                 continue
             row = {"category": g, "who": name, "n": src.get("n_queries")}
@@ -313,6 +344,9 @@ def table(result: dict[str, Any]) -> str:
             f"category 5: {c5['n_questions']} questions, NOT_FOUND or AMBIGUOUS "
             f"{c5['not_found_or_ambiguous']}; agreement_top10 {result['agreement_top10']}"
         )
+        if result.get("hybrid"):
+            lines.append("hybrid category 5: NOT_FOUND or AMBIGUOUS "
+                         f"{result['hybrid']['category_5']['not_found_or_ambiguous']}")
     return "\n".join(lines) + "\n" + format_table(rows, cols)
 
 
@@ -324,6 +358,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--conversations", type=int, help="use only the first N conversations")
     ap.add_argument("--top-k", type=int, default=10, help="results asked of both retrievers")
     ap.add_argument("--stemmer", default="english", help="stemmer of the new stores")
+    ap.add_argument("--semantic", action="store_true",
+                    help="also ask every question with semantic search on (ihmt[semantic])")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
     if not args.data.exists():
@@ -332,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
         emit({"skipped": why}, args.json, table)
         return 0
     result = run(args.data, budget=args.budget, conversations=args.conversations,
-                 top_k=args.top_k, stemmer=args.stemmer)  # fmt: skip
+                 top_k=args.top_k, stemmer=args.stemmer, semantic=args.semantic)  # fmt: skip
     emit(result, args.json, table)
     return 0
 

@@ -16,6 +16,10 @@ baseline under ``flat_bm25``; ``agreement_top10``, the share of queries whose to
 the flat top-10 (score-tolerant: tied scores may swap places). When the memories carry the
 generator's ``chain`` index, ``link_precision`` and ``link_recall`` score the links the store
 made between versions of one fact (each version superseded by the next) against the chains.
+
+``--semantic`` (needs ``ihmt[semantic]``) loads the store with vectors and asks every query
+a second time with semantic search on: the ``hybrid`` rows beside ``tree`` (BM25-only) and
+``flat``; half of the single saves then also compute their vector (``hybrid.save_ms``).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from bench import _semantic
 from bench._common import (
     FlatBM25,
     Query,
@@ -116,7 +121,9 @@ def run(
     top_k: int = 10,
     singles: int = 50,
     stemmer: str = "english",
+    semantic: bool = False,
 ) -> dict[str, Any]:
+    _semantic.select(semantic)
     memories = read_jsonl(memories_path)
     queries = [
         Query(q["query"], list(q["targets"]), q.get("kind") or "unknown")
@@ -148,6 +155,8 @@ def run(
                 if store_dir.exists() and any(store_dir.iterdir()):
                     raise SystemExit(f"--store {store_dir} is not empty: give a fresh folder")
             mem = open_store(memory_cls, store_dir, stemmer)
+            if semantic:
+                _semantic.check(mem)
             stemmer = store_stemmer(mem, stemmer)
             progress(f"loading {len(memories)} memories into {store_dir}")
             step = max(1, len(memories) // 10)
@@ -164,11 +173,16 @@ def run(
             result["ingest_s"] = load.s
             result["flush_s"] = fl.s
             save_ms: list[float] = []
-            for row in extras:
+            hybrid_save_ms: list[float] = []
+            for n, row in enumerate(extras):
+                # With --semantic, every other single save also computes its vector.
+                on = semantic and n % 2 == 1
+                _semantic.set_active(mem, on)
                 with Stopwatch() as sw:
                     rep = _save(mem, row)
-                save_ms.append(sw.ms)
+                (hybrid_save_ms if on else save_ms).append(sw.ms)
                 leaf_to_key.update((i, str(row["id"])) for i in saved_ids(rep))
+            _semantic.set_active(mem, False)
             if any("chain" in r for r in memories):
                 result.update(link_scores(memories, _links(mem, leaf_to_key)))
             result["save_ms_p50"] = percentile(save_ms, 50)
@@ -190,6 +204,14 @@ def run(
             result["node_reads_p50"] = percentile([o.node_reads or 0 for o in cmp.tree], 50)
             result["by_kind"] = summarize_groups(cmp.tree)
             result.update(cmp.agreement())
+            if semantic:
+                _semantic.set_active(mem, True)
+                hyb = evaluate(mem, flat, keys, texts, queries, prefix=PREFIX, top_k=top_k,
+                               budget=budget, label="hybrid: ")  # fmt: skip
+                result["hybrid"] = _semantic.hybrid_summary(hyb.tree)
+                result["hybrid"]["search_ms_warm_p50"] = percentile(hyb.warm_ms, 50)
+                result["hybrid"]["save_ms_p50"] = percentile(hybrid_save_ms, 50)
+                result["hybrid"]["save_ms_p95"] = percentile(hybrid_save_ms, 95)
         result["stemmer"] = stemmer
         flat_summary = summarize(cmp.flat, with_files=False)
         flat_summary["index_s"] = ix.s
@@ -224,7 +246,9 @@ def table(result: dict[str, Any]) -> str:
     for g in groups:
         f = flat if g == "all" else flat["by_kind"][g]
         t = result if g == "all" else result.get("by_kind", {}).get(g)
-        for name, src in (("tree", t), ("flat", f)):
+        h = result.get("hybrid")
+        hsrc = None if h is None else (h if g == "all" else h.get("by_kind", {}).get(g))
+        for name, src in (("tree", t), ("hybrid", hsrc), ("flat", f)):
             if src is None:
                 continue
             row = {"kind": g, "who": name, "n": src.get("n_queries")}
@@ -248,6 +272,10 @@ def table(result: dict[str, Any]) -> str:
                     f"{result['link_precision']}, recall {result['link_recall']}")
     else:
         head.append(f"tree skipped: {result.get('tree_skipped')}")
+    if result.get("hybrid"):
+        h = result["hybrid"]
+        head.append(f"hybrid (tree + semantic): single save p50 {h['save_ms_p50']:.1f} ms "
+                    f"p95 {h['save_ms_p95']:.1f} ms, status {h['status_counts']}")
     return "\n".join(head) + "\n" + format_table(rows, cols)
 
 
@@ -262,6 +290,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--top-k", type=int, default=10, help="results asked of both retrievers")
     ap.add_argument("--singles", type=int, default=50, help="single saves timed after the load")
     ap.add_argument("--stemmer", default="english", help="stemmer of the new store")
+    ap.add_argument("--semantic", action="store_true",
+                    help="also ask every query with semantic search on (needs ihmt[semantic])")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
     for p in (args.memories, args.queries):
@@ -270,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
     result = run(
         args.memories, args.queries, budget=args.budget, store=args.store,
         limit_queries=args.limit_queries, top_k=args.top_k, singles=args.singles,
-        stemmer=args.stemmer,
+        stemmer=args.stemmer, semantic=args.semantic,
     )  # fmt: skip
     emit(result, args.json, table)
     return 0

@@ -9,6 +9,7 @@ server exactly as Claude Code or Codex would. Shared by ``test_mcp_server.py`` a
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -79,8 +80,10 @@ def running_server(ihmt_home: Path, log: Path, *, cwd: Path | None = None,
     client's roots/list handler; without it the client does not advertise the roots
     capability at all.
     """
+    # The suite's semantic switch (tests/conftest.py) reaches the server too.
+    switch = {k: os.environ[k] for k in ("IHMT_SEMANTIC",) if k in os.environ}
     params = StdioServerParameters(command=sys.executable, args=["-m", "ihmt.faces.mcp"],
-                                   env={**(env or {}), "IHMT_HOME": str(ihmt_home)},
+                                   env={**switch, **(env or {}), "IHMT_HOME": str(ihmt_home)},
                                    cwd=None if cwd is None else str(cwd))
     with open(log, "w") as errlog, start_blocking_portal() as portal:
         with portal.wrap_async_context_manager(_session(params, errlog, list_roots)) as session:

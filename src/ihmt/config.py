@@ -36,6 +36,7 @@ class Config:
     secrets: str = "refuse"  # refuse | redact | off
     sync_commit: str = "save"  # save | window | off: git commits of a folder under 'ihmt sync'
     sync_window_s: int = 60  # with "window": at most one commit per this many seconds
+    semantic: str = "auto"  # auto (on when the ihmt[semantic] extra is installed) | off
 
     @classmethod
     def load(cls, store: Path) -> Config:

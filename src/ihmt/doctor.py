@@ -110,6 +110,8 @@ def check_store(path: str | os.PathLike[str]) -> dict[str, Any]:
     if loose:
         problems.append(f"{len(loose)} file(s) or folder(s) are readable by other users: run "
                         "'ihmt doctor --repair' (folders 0700, files 0600)")
+    semantic = _semantic_report(store, on_disk)
+    problems.extend(semantic.pop("problems"))
     if int(root.get("n_leaves", -1)) != len(reachable):
         problems.append(f"root.json counts {root.get('n_leaves')} leaves but the walk reached "
                         f"{len(reachable)}: run 'ihmt rebuild'")
@@ -143,6 +145,7 @@ def check_store(path: str | os.PathLike[str]) -> dict[str, Any]:
         # the next save finishes the repair, so it is reported but is not a failure.
         interrupted_write=store.interrupted(),
         sync=_sync_state(spath),
+        semantic=semantic,
     )
     return report
 
@@ -156,6 +159,11 @@ def repair_store(path: str | os.PathLike[str]) -> dict[str, Any]:
     spath = resolve_store_path(path)
     mem = Memory.open(spath)
     rebuilt = mem.rebuild()
+    embeddings = None
+    if mem.semantic.active:
+        health = mem.semantic.health({p.stem: "" for p in mem.store.iter_leaf_paths()})
+        if health["damaged"] or health.get("missing"):
+            embeddings = mem.rebuild_embeddings(everything=False)
     fixed = 0
     for p in _loose_permissions(spath, limit=None):
         try:
@@ -164,7 +172,7 @@ def repair_store(path: str | os.PathLike[str]) -> dict[str, Any]:
         except OSError:
             pass
     mem.close()
-    return {"rebuilt": rebuilt, "permissions_fixed": fixed}
+    return {"rebuilt": rebuilt, "permissions_fixed": fixed, "embeddings": embeddings}
 
 
 def _loose_permissions(root: Path, limit: int | None = 1000) -> list[str]:
@@ -223,6 +231,26 @@ def _sync_state(path: Path) -> dict[str, Any]:
         return status(path)
     except Exception as exc:  # noqa: BLE001 - git missing or broken: report, never fail
         return {"enabled": (path / ".git").is_dir(), "error": str(exc)}
+
+
+def _semantic_report(store: Store, on_disk: dict[str, Path]) -> dict[str, Any]:
+    """Whether semantic search is on, how to turn it on, and the state of its vectors."""
+    from .semantic.index import SemanticIndex
+
+    index = SemanticIndex(store)
+    out: dict[str, Any] = {"on": index.active, "message": index.reason, "problems": []}
+    if not index.active:
+        return out
+    health = index.health(dict.fromkeys(on_disk, ""))
+    out.update(vectors=health["vectors"], missing=health["missing"], damaged=health["damaged"])
+    for dom, n in sorted(health["damaged"].items()):
+        what = "its header is damaged" if n < 0 else f"{n} record(s) are damaged"
+        out["problems"].append(f"vector file state/vectors/{dom}.vec: {what}; search uses the "
+                               "lexical ranking for them: run 'ihmt rebuild --embeddings'")
+    if health["missing"]:
+        out["problems"].append(f"{health['missing']} memory(ies) have no semantic vector: run "
+                               "'ihmt rebuild --embeddings'")
+    return out
 
 
 def _capped(items: list[str]) -> dict[str, Any]:

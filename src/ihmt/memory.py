@@ -30,7 +30,9 @@ from .ingest.split import split
 from .model import DATA_TYPES, Fact, Hit, Leaf, SearchResult
 from .search.answer import annotate, corrections_first, fact_hits, finish, rerank
 from .search.descent import descend
+from .search.hybrid import blend, lexical_coverage
 from .search.intent import asks_for_current, fact_intent
+from .semantic.index import SemanticIndex
 from .store import files
 from .store.leaves import checksum
 from .store.store import Store, resolve_store_path, utcnow
@@ -87,6 +89,7 @@ class Memory:
                                           self.config.summarizer_model)
         self.consolidator = Consolidator(store, self.summarizer)
         self.timeline = FactTimeline(store.state_dir)
+        self.semantic = SemanticIndex(store)  # optional vectors; inactive without the extra
         self._facts_damage = 0
         self._bulk_depth = 0
         self._bulk_root: dict[str, Any] | None = None
@@ -336,10 +339,12 @@ class Memory:
                     self._bulk_commit(reopen=True)
                 return
             self.store.check_writable()
+            vectors = self.semantic.encode(leaf for leaf, _ in prepared)
             with self._writing("save"):
                 root = self._ensure_root()
                 root = _copy_root(root)
                 self._add_leaves(root, prepared, report, durable=True)
+                self.semantic.append(vectors)
                 self.store.catalog_append(self._catalog_buf)
                 self._catalog_buf = []
                 root["facts_size"] = self._facts_size()
@@ -459,6 +464,7 @@ class Memory:
             items = [(leaf, tf, rep) for prepared, rep in self._bulk_batch
                      for leaf, tf in prepared]
             self._bulk_batch = []
+            self.semantic.append(self.semantic.encode(leaf for leaf, _, _ in items))
             for i in similarity_order([tf.keys() for _, tf, _ in items]):
                 leaf, tf, rep = items[i]
                 self._add_leaves(root, [(leaf, tf)], rep, durable=False)
@@ -500,6 +506,25 @@ class Memory:
             rep = self._rebuild_locked()
             self.store.end_write()
         return rep
+
+    def rebuild_embeddings(self, *, everything: bool = True,
+                           progress: Callable[[int, int], None] | None = None
+                           ) -> dict[str, int]:
+        """Recompute the semantic vectors from the leaves (``ihmt rebuild --embeddings``).
+
+        Without ``everything`` only leaves with no valid vector are encoded. Raises
+        InputError when semantic search is off (the message says how to turn it on).
+        """
+        if not self.semantic.active:
+            raise InputError(self.semantic.reason)
+        with self._mutex, self.store.lock.hold():
+            leaves = []
+            for path in self.store.iter_leaf_paths():
+                try:
+                    leaves.append(self.store.read_leaf(path.stem, path.parent.name))
+                except (DamagedFileError, NotFoundError):
+                    continue
+            return self.semantic.rebuild(leaves, everything=everything, progress=progress)
 
     def _rebuild_locked(self) -> dict[str, Any]:
         facts: list[Fact] = []
@@ -586,9 +611,10 @@ class Memory:
         terms = tokenize(base + (" " + clue if clue else ""), stem)
         if period:
             terms += _absolute_time_terms(query, terms, stem)
-        # A clue or a period re-weights candidates, so look deeper than the answer; a
-        # question about "now" only reorders versions, which the fact timeline finds.
-        fetch = max(top_k * 3, 30) if (clue or period) else top_k
+        # A clue, a period or the semantic blend re-weights candidates, so look deeper than
+        # the answer; a question about "now" only reorders versions, which the fact
+        # timeline finds.
+        fetch = max(top_k * 3, 30) if (clue or period or self.semantic.active) else top_k
         d = self._descend(terms, fetch)
         root = self.store.root()
         result = SearchResult(query=query, node_reads=d.node_reads, visited=d.visited,
@@ -623,6 +649,12 @@ class Memory:
         result.hits = hits
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value)
+        found = self.semantic.query(base, max(top_k * 3, 30), [h.id for h in hits]) \
+            if value is None and self.semantic.active else None
+        if found:
+            blend(result, hits, *found, lambda i: self._hit_for(i, result),
+                  lambda new: annotate(new, self.timeline, self._excerpt), top_k, current,
+                  lexical_coverage(hits, terms, d.idf, d.n_leaves))
         if self.store.problems:
             result.notices.extend(self.store.problems)
             self.store.problems.clear()

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..errors import IHMTError
+from ..errors import IHMTError, InputError
 from ..memory import Memory, default_home
 from ..render import compact_answer, result_dict
 
@@ -256,9 +256,22 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 @command("rebuild")
 def cmd_rebuild(args: argparse.Namespace) -> int:
-    rep = open_memory(args).rebuild()
-    out(args, rep, f"rebuilt from {rep['leaves']} leaves: {rep['branches']} branches, "
-        f"{len(rep['quarantined'])} quarantined")
+    mem = open_memory(args)
+    if getattr(args, "embeddings", False) and not mem.semantic.active:
+        raise InputError(mem.semantic.reason)
+    rep = mem.rebuild()
+    text = (f"rebuilt from {rep['leaves']} leaves: {rep['branches']} branches, "
+            f"{len(rep['quarantined'])} quarantined")
+    if getattr(args, "embeddings", False):
+        from rich.progress import Progress
+
+        with Progress(transient=True, disable=args.json, console=_stderr_console()) as bar:
+            task = bar.add_task("embedding", total=None)
+            emb = mem.rebuild_embeddings(
+                progress=lambda done, total: bar.update(task, completed=done, total=total))
+        rep["embeddings"] = emb
+        text += f"; {emb['vectors']} vectors computed"
+    out(args, rep, text)
     return 0
 
 
@@ -355,7 +368,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--depth", type=int)
 
     sub.add_parser("stats", help="counts, depth, domains")
-    sub.add_parser("rebuild", help="rebuild catalog, branches and trunk from the leaves")
+    s = sub.add_parser("rebuild", help="rebuild catalog, branches and trunk from the leaves")
+    s.add_argument("--embeddings", action="store_true",
+                   help="also recompute the semantic vectors (needs ihmt[semantic])")
     s = sub.add_parser("sync", help="git history and sync across machines: sync init "
                        "[--remote URL], sync [--remote NAME], sync --status")
     s.add_argument("action", nargs="?", choices=["init"])

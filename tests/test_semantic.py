@@ -1,0 +1,376 @@
+"""Optional semantic search (the ``ihmt[semantic]`` extra), on real stores and files.
+
+Tests that need the extra skip with the reason when it is not installed; the tests of the
+"off" path run everywhere and check that the store then behaves exactly as before.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ihmt import Memory
+from ihmt.doctor import check_store
+from ihmt.semantic import missing_packages
+
+from .mcp_client import running_server
+
+MISSING = missing_packages()
+needs_extra = pytest.mark.skipif(
+    bool(MISSING), reason=f"ihmt[semantic] not installed (missing {', '.join(MISSING)})")
+
+DOCS = [
+    "We chose Postgres for billing because invoices need real transactions.",
+    "The CI pipeline runs on GitHub Actions with a matrix of Python versions.",
+    "My sister Ana works as a nurse in Madrid.",
+    "The frontend uses React with TypeScript and Vite.",
+    "I adopted a small grey cat called Miso in March.",
+    "Deployments to production happen every Tuesday after the standup.",
+]
+PARAPHRASE = "what pet do I have"  # shares no word with the cat memory
+TARGET = 4
+
+
+def ihmt(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ihmt.faces.cli", *args], capture_output=True,
+                          text=True, timeout=300, env={**os.environ, **(env or {})})
+
+
+@pytest.fixture
+def on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("IHMT_SEMANTIC", "auto")
+
+
+def fill(path: Path) -> tuple[Memory, list[str]]:
+    m = Memory.open(path, create=True, config={"branch_factor": 4})
+    ids = [m.save(t, date="2026-03-01").ids[0] for t in DOCS]
+    return m, ids
+
+
+def vec_files(path: Path) -> list[Path]:
+    return sorted((path / "state" / "vectors").glob("*.vec"))
+
+
+# ---------------------------------------------------------------------- with the extra
+@needs_extra
+def test_encoder_gives_unit_vectors_and_paraphrases_score_higher() -> None:
+    import numpy as np
+
+    from ihmt.semantic.encoder import DIM, get_encoder
+
+    enc = get_encoder()
+    v = enc.encode(["I moved to Valencia last month", "I relocated to a new city recently",
+                    "The build uses Gradle and Java 17"])
+    assert v.shape == (3, DIM)
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-3)
+    assert float(v[0] @ v[1]) > float(v[0] @ v[2]) + 0.2
+    # Batched and single encodings agree (padding does not leak into the mean).
+    single = enc.encode(["The build uses Gradle and Java 17"])[0]
+    assert float(single @ v[2]) > 0.999
+
+
+@needs_extra
+def test_vectors_are_appended_at_save_never_rewritten(tmp_path: Path, on: None) -> None:
+    from ihmt.semantic.vectors import HEADER, REC
+
+    m = Memory.open(tmp_path / "s", create=True)
+    m.save("The staging host is db-eu-7.", domain="ops")
+    f = m.path / "state" / "vectors" / "ops.vec"
+    ino, size = f.stat().st_ino, f.stat().st_size
+    assert size == len(HEADER) + REC
+    m.save("The staging host runs Postgres 16.", domain="ops")
+    assert f.stat().st_ino == ino  # appended in place
+    assert f.stat().st_size == len(HEADER) + 2 * REC
+    m.save("The staging host is db-eu-7.", domain="ops")  # a duplicate adds nothing
+    assert f.stat().st_size == len(HEADER) + 2 * REC
+    assert oct(f.stat().st_mode & 0o777) == "0o600"
+
+
+@needs_extra
+def test_paraphrase_found_by_hybrid_but_not_by_lexical(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("IHMT_SEMANTIC", "auto")
+    m, ids = fill(tmp_path / "s")
+    res = m.search(PARAPHRASE, top_k=5)
+    assert res.hits and res.hits[0].id == ids[TARGET]
+    assert res.status in ("FOUND", "AMBIGUOUS")
+    assert "cat called Miso" in res.hits[0].text
+    # Lexically the same store has nothing for it.
+    monkeypatch.setenv("IHMT_SEMANTIC", "off")
+    lex = Memory.open(tmp_path / "s")
+    assert not lex.semantic.active
+    res = lex.search(PARAPHRASE, top_k=5)
+    assert ids[TARGET] not in [h.id for h in res.hits]
+    assert res.status == "NOT_FOUND"
+
+
+@needs_extra
+def test_hybrid_keeps_exact_answers_and_not_found(tmp_path: Path, on: None) -> None:
+    m, ids = fill(tmp_path / "s")
+    res = m.search("why postgres for billing", top_k=5)
+    assert res.status == "FOUND" and res.hits[0].id == ids[0]
+    # Stray words: the closest memory by meaning is not an answer.
+    res = m.search("purple elephant trombone saxophone", top_k=5)
+    assert res.status == "NOT_FOUND"
+
+
+@needs_extra
+def test_rebuild_embeddings_cli_fills_a_store_saved_without_vectors(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    off = {"IHMT_SEMANTIC": "off"}
+    for t in DOCS:
+        r = ihmt("--path", str(store), "save", t, env=off)
+        assert r.returncode == 0, r.stderr
+    assert vec_files(store / "ihmt_memory") == []
+    r = ihmt("doctor", "--no-server", "--json", "--path", str(store), env={"IHMT_SEMANTIC": "auto"})
+    rep = json.loads(r.stdout)
+    assert rep["store"]["semantic"]["on"] is True
+    assert rep["store"]["semantic"]["missing"] == len(DOCS)
+    assert any("rebuild --embeddings" in p for p in rep["store"]["problems"])
+    r = ihmt("--path", str(store), "rebuild", "--embeddings", "--json",
+             env={"IHMT_SEMANTIC": "auto"})
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["embeddings"]["vectors"] == len(DOCS)
+    r = ihmt("--path", str(store), "search", PARAPHRASE, "--json", env={"IHMT_SEMANTIC": "auto"})
+    assert r.returncode == 0, r.stderr
+    hits = json.loads(r.stdout)["hits"]
+    assert "Miso" in hits[0]["excerpt"]
+    r = ihmt("doctor", "--no-server", "--path", str(store), env={"IHMT_SEMANTIC": "auto"})
+    assert r.returncode == 0, r.stdout
+    assert "semantic search is on" in r.stdout
+
+
+@needs_extra
+def test_damaged_or_truncated_vector_file_never_stops_search_or_save(
+        tmp_path: Path, on: None) -> None:
+    from ihmt.semantic.vectors import HEADER, REC
+
+    path = tmp_path / "s"
+    m, ids = fill(path)
+    files = vec_files(m.path)
+    # Truncate one file in the middle of a record (a crash mid-append).
+    f = files[0]
+    n_before = (f.stat().st_size - len(HEADER)) // REC
+    with open(f, "r+b") as fh:
+        fh.truncate(f.stat().st_size - REC // 2)
+    fresh = Memory.open(path)
+    assert fresh.search("why postgres for billing", top_k=3).hits
+    # The next save cuts the torn tail off and appends aligned records.
+    dom = f.stem
+    fresh.save("Another note filed in the same place, about backups on Sundays.", domain=dom)
+    assert (f.stat().st_size - len(HEADER)) % REC == 0
+    assert (f.stat().st_size - len(HEADER)) // REC == n_before  # lost one, added one
+    # A damaged header: search falls back to lexical for that domain, doctor says so.
+    other = files[-1]
+    raw = other.read_bytes()
+    other.write_bytes(b"garbage!" + raw[8:])
+    res = Memory.open(path).search("why postgres for billing", top_k=3)
+    assert res.hits and res.hits[0].id == ids[0]
+    rep = check_store(path)
+    assert not rep["ok"]
+    assert any("vectors" in p and "rebuild --embeddings" in p for p in rep["problems"])
+    # doctor --repair recomputes what is missing or damaged.
+    r = ihmt("doctor", "--no-server", "--repair", "--path", str(path))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "semantic vector(s) recomputed" in r.stdout
+    rep = check_store(path)
+    assert rep["ok"], rep["problems"]
+    assert rep["semantic"]["missing"] == 0 and rep["semantic"]["damaged"] == {}
+    res = Memory.open(path).search(PARAPHRASE, top_k=5)
+    assert res.hits[0].id == ids[TARGET]
+
+
+@needs_extra
+def test_one_damaged_record_is_skipped_the_rest_used(tmp_path: Path, on: None) -> None:
+    from ihmt.semantic.vectors import HEADER, REC
+
+    path = tmp_path / "s"
+    m = Memory.open(path, create=True)
+    ids = [m.save(t, domain="one").ids[0] for t in DOCS]
+    f = m.path / "state" / "vectors" / "one.vec"
+    data = bytearray(f.read_bytes())
+    data[len(HEADER) + REC * 1 + 100] ^= 0xFF  # inside the second record's vector
+    f.write_bytes(bytes(data))
+    fresh = Memory.open(path)
+    h = fresh.semantic.health(dict.fromkeys(ids, ""))
+    assert h["damaged"] == {"one": 1} and h["vectors"] == len(DOCS) - 1 and h["missing"] == 1
+    assert fresh.search(PARAPHRASE, top_k=5).hits[0].id == ids[TARGET]
+    fresh.rebuild_embeddings(everything=False)
+    h = fresh.semantic.health(dict.fromkeys(ids, ""))
+    assert h["damaged"] == {} and h["missing"] == 0
+
+
+WRITER = """
+import sys
+from ihmt import Memory
+m = Memory.open(sys.argv[1])
+for i in range(int(sys.argv[3])):
+    m.save(f"writer {sys.argv[2]} note {i}: the nightly job number {i} finished", domain="jobs")
+"""
+
+
+@needs_extra
+def test_two_processes_saving_at_once_keep_the_vector_file_consistent(
+        tmp_path: Path, on: None) -> None:
+    from ihmt.semantic.vectors import HEADER, REC
+
+    path = tmp_path / "s"
+    Memory.open(path, create=True).close()
+    n = 12
+    env = {**os.environ, "IHMT_SEMANTIC": "auto"}
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), w, str(n)], env=env,
+                              stderr=subprocess.PIPE, text=True) for w in ("a", "b")]
+    for p in procs:
+        assert p.wait(timeout=300) == 0, p.stderr.read() if p.stderr else ""
+    m = Memory.open(path)
+    f = m.path / "state" / "vectors" / "jobs.vec"
+    assert (f.stat().st_size - len(HEADER)) % REC == 0
+    leaves = {p.stem for p in m.store.iter_leaf_paths()}
+    assert len(leaves) == 2 * n
+    h = m.semantic.health(dict.fromkeys(leaves, ""))
+    assert h == {**h, "vectors": 2 * n, "missing": 0, "damaged": {}}
+
+
+@needs_extra
+def test_mcp_search_returns_the_paraphrase_hit(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    env = {"IHMT_SEMANTIC": "auto"}
+    if os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    with running_server(home, tmp_path / "server.log", env=env) as agent:
+        for t in DOCS:
+            agent.text("save_memory", content=t)
+        body = agent.text("search_memory", query=PARAPHRASE)
+    assert "Miso" in body.split("\n\n")[0] or "Miso" in body.splitlines()[1]
+    assert "NOT FOUND" not in body.splitlines()[0]
+
+
+# ---------------------------------------------------------------------- without it
+def test_off_the_store_works_as_before_and_doctor_says_how(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    monkeypatch.setenv("IHMT_SEMANTIC", "off")
+    m, ids = fill(tmp_path / "s")
+    assert not m.semantic.active
+    assert not (m.path / "state" / "vectors").exists()
+    res = m.search("why postgres for billing", top_k=3)
+    assert res.status == "FOUND" and res.hits[0].id == ids[0]
+    rep = check_store(tmp_path / "s")
+    assert rep["ok"], rep["problems"]
+    assert rep["semantic"]["on"] is False
+    assert "semantic search is off" in rep["semantic"]["message"]
+    r = ihmt("--path", str(tmp_path / "s"), "rebuild", "--embeddings")
+    assert r.returncode == 2
+    assert "semantic search is off" in r.stderr
+    r = ihmt("doctor", "--no-server", "--path", str(tmp_path / "s"))
+    assert "semantic search is off" in r.stdout
+
+
+def test_missing_extra_is_reported_with_the_install_command(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import ihmt.semantic as sem
+
+    monkeypatch.setenv("IHMT_SEMANTIC", "auto")
+    monkeypatch.setattr(sem, "REQUIRED", ("numpy", "ihmt_no_such_package_xyz"))
+    on, msg = sem.status("auto")
+    assert not on
+    assert "ihmt-no-such-package-xyz" in msg and "pip install 'ihmt[semantic]'" in msg
+    assert sem.status("off")[0] is False
+
+
+def test_vector_files_are_ignored_when_the_extra_is_off(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    # A store whose vector folder holds junk opens, saves and searches with semantic off.
+    monkeypatch.setenv("IHMT_SEMANTIC", "off")
+    path = tmp_path / "s"
+    m = Memory.open(path, create=True)
+    vdir = m.path / "state" / "vectors"
+    vdir.mkdir(parents=True)
+    (vdir / "general.vec").write_bytes(b"\x00junk" * 50)
+    rep = m.save("The staging host is db-eu-7.")
+    assert rep.new == 1
+    assert Memory.open(path).search("staging host", top_k=3).hits[0].id == rep.ids[0]
+
+
+@needs_extra
+def test_bulk_load_gives_every_leaf_a_vector(tmp_path: Path, on: None) -> None:
+    m = Memory.open(tmp_path / "s", create=True, config={"branch_factor": 4})
+    texts = [f"Ticket {i}: the {w} service restarted after a memory leak" for i, w in
+             enumerate(["billing", "search", "auth", "mail", "chat", "maps"] * 5)] + DOCS
+    with m.bulk():
+        for t in texts:
+            m.save(t, date="2026-02-01")
+    m.flush()
+    leaves = {p.stem for p in m.store.iter_leaf_paths()}
+    h = Memory.open(tmp_path / "s").semantic.health(dict.fromkeys(leaves, ""))
+    assert h["vectors"] == len(texts) == len(leaves) and h["missing"] == 0
+    res = Memory.open(tmp_path / "s").search(PARAPHRASE, top_k=5)
+    assert "Miso" in res.hits[0].text
+
+
+@needs_extra
+def test_centroid_routing_scans_a_fraction_and_keeps_the_nearest(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    from ihmt.semantic import vectors as V
+
+    rng = np.random.default_rng(3)
+    centers = rng.normal(size=(40, V.DIM)).astype(np.float32)
+    data = centers[rng.integers(0, 40, 4000)] + 0.35 * rng.normal(size=(4000, V.DIM))
+    data = (data / np.linalg.norm(data, axis=1, keepdims=True)).astype(np.float32)
+    ids = [f"L-big-{i:012x}" for i in range(len(data))]
+    vs = V.VectorStore(tmp_path)
+    vs.append({"big": (ids[:3000], data[:3000])})
+    vs.refresh()
+    queries = data[rng.choice(3000, 20, replace=False)]
+    flat = [vs.top(q, 10, -1.0) for q in queries]
+    monkeypatch.setattr(V, "IVF_MIN", 1000)
+    routed = [vs.top(q, 10, -1.0) for q in queries]
+    d = vs.domains["big"]
+    assert d.ivf is not None and len(d.candidates(queries[0])) < 3000 // 2
+    for f, r in zip(flat, routed):
+        assert r[0] == f[0]  # a stored vector finds itself first
+    overlap = np.mean([len({i for i, _ in f} & {i for i, _ in r}) / 10
+                       for f, r in zip(flat, routed)])
+    assert overlap >= 0.8
+    # Vectors appended after the routing was built are routed too.
+    vs.append({"big": (ids[3000:], data[3000:])})
+    vs.refresh()
+    assert vs.top(data[3500], 1, -1.0)[0][0] == ids[3500]
+
+
+@needs_extra
+def test_bench_compares_bm25_and_hybrid_in_one_run(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench import retrieval, synthetic
+
+    monkeypatch.setenv("IHMT_SEMANTIC", "off")  # restored after the harness changes it
+    memories, queries = synthetic.generate(150, 15, seed=4, paraphrase=True)
+    synthetic.write(tmp_path / "data", memories, queries)
+    result = retrieval.run(tmp_path / "data" / "memories.jsonl",
+                           tmp_path / "data" / "queries.jsonl", singles=4, semantic=True)
+    hybrid = result["hybrid"]
+    assert "paraphrase" in hybrid["by_kind"] and "paraphrase" in result["by_kind"]
+    for block in [hybrid, *hybrid["by_kind"].values()]:
+        for key in ("recall_at_budget", "hit_at_1", "hit_at_5"):
+            assert 0.0 <= block[key] <= 1.0, key
+    assert hybrid["save_ms_p50"] > 0 and hybrid["search_ms_p50"] > 0
+    # The BM25-only rows were measured with semantic search off: no paraphrase is found.
+    assert result["by_kind"]["paraphrase"]["hit_at_5"] == 0.0
+    assert "hybrid" in retrieval.table(result)
+
+
+@needs_extra
+def test_tree_rebuild_keeps_the_vectors(tmp_path: Path, on: None) -> None:
+    m, ids = fill(tmp_path / "s")
+    before = {p.name: p.read_bytes() for p in vec_files(m.path)}
+    m.rebuild()
+    assert {p.name: p.read_bytes() for p in vec_files(m.path)} == before
+    assert Memory.open(tmp_path / "s").search(PARAPHRASE, top_k=5).hits[0].id == ids[TARGET]

@@ -91,12 +91,10 @@ def corrections_first(hits: list[Hit], timeline: FactTimeline,
     out = list(hits)
     if not any(h.outdated for h in out):
         return out
-    by_fact = {c.old_source: c.new_source for c in timeline.conflicts()
-               if c.old_source and c.new_source}
     for h in list(out):
         if not h.outdated or timeline.implicit(h.id):
             continue  # an inferred link only reorders rival versions: versions_together
-        newer = timeline.outdated_by(h.id) or by_fact.get(h.id)
+        newer = timeline.outdated_by(h.id) or timeline.changed_by(h.id)
         if not newer or newer == h.id:
             continue
         pos = out.index(h)

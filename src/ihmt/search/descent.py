@@ -145,8 +145,11 @@ def descend(store: Store, terms: list[str], k: int, *, max_files: int = 400) -> 
                 continue
             br = _open(store, entry, out)
         here = path + [br.id]
-        bounds, hits = _child_bounds(br, q, idf, avgdl)
+        bar = kth()
+        bounds, hits = _child_bounds(br, q, idf, avgdl, bar)
         for ci, bound in bounds.items():
+            if bound <= bar:
+                continue  # could never enter the top k: the bar only rises
             child = br.children[ci]
             if int(child["layer"]) == 0:
                 push(bound, "leaf", (child, hits[ci]), here)
@@ -162,7 +165,7 @@ SEED_MAX_DF = 4  # a word in at most this many memories is "rare": its leaves ar
 SEED_TERMS = 1
 
 
-def _child_bounds(br, q: list[str], idf: dict[str, float], avgdl: float
+def _child_bounds(br, q: list[str], idf: dict[str, float], avgdl: float, floor: float = 0.0
                   ) -> tuple[dict[int, float], dict[int, list[str]]]:
     """Per child: the score bound (exact for a leaf child) and the query terms it holds.
 
@@ -173,6 +176,8 @@ def _child_bounds(br, q: list[str], idf: dict[str, float], avgdl: float
     bounds: dict[int, float] = {}
     hits: dict[int, list[str]] = {}
     parts: dict[int, list[tuple[float, int]]] = {}
+    k0 = K1 * (1.0 - B)  # _tf_part inlined: this loop is the descent's hot spot
+    k1 = K1 * B / avgdl
     for t in q:
         g = br.groups(t)
         if not g:
@@ -182,7 +187,8 @@ def _child_bounds(br, q: list[str], idf: dict[str, float], avgdl: float
         for j in range(len(g) // 4):
             i = 4 * j
             ci = g[i]
-            c = w * _tf_part(g[i + 1], g[i + 2], avgdl)
+            tf = g[i + 1]
+            c = w * tf / (tf + k0 + k1 * g[i + 2])
             hits.setdefault(ci, []).append(t)
             if ms is None:
                 bounds[ci] = bounds.get(ci, 0.0) + c
@@ -192,7 +198,7 @@ def _child_bounds(br, q: list[str], idf: dict[str, float], avgdl: float
         if int(br.children[ci]["layer"]) == 0:
             bounds[ci] = sum(c for c, _ in items)
         else:
-            bounds[ci] = best_common(items)
+            bounds[ci] = best_common(items, floor)
     return bounds, hits
 
 

@@ -246,25 +246,29 @@ def fold_mask(mask: int, width: int, sub: int) -> int:
     return out
 
 
-def best_common(items: list[tuple[float, int]]) -> float:
+def best_common(items: list[tuple[float, int]], floor: float = 0.0) -> float:
     """The largest sum of weights whose masks all share one slot.
 
     ``items`` are ``(weight, mask)`` of the query terms present below a child; a leaf
-    below can hold only terms that meet in one slot, so this bounds its score.
+    below can hold only terms that meet in one slot, so this bounds its score. When even
+    the plain sum is at most ``floor`` (the score the answer already needs), the plain sum
+    is returned: the child cannot win either way. ``items`` may be reordered.
     """
-    if len(items) == 1:
+    n = len(items)
+    if n == 1:
         return items[0][0]
     common = -1
     total = 0.0
     for w, m in items:
         common &= m
         total += w
-    if common or len(items) > 16:
+    if common or n > 16 or total <= floor:
         return total
-    items = sorted(items, key=lambda x: -x[0])
+    if n == 2:
+        return max(items[0][0], items[1][0])
+    items.sort(reverse=True)
     ws = [w for w, _ in items]
     ms = [m for _, m in items]
-    n = len(items)
     suffix = [0.0] * (n + 1)
     for i in range(n - 1, -1, -1):
         suffix[i] = suffix[i + 1] + ws[i]

@@ -241,6 +241,7 @@ class FactTimeline:
         self._outdated: dict[str, tuple[str, str]] = {}
         self._implicit: set[str] = set()  # old ids whose latest mark was found, not told
         self._superseded: set[str] | None = None
+        self._newer: dict[str, str] | None = None  # old source -> source that changed it
 
     @property
     def damaged_lines(self) -> int:
@@ -403,6 +404,7 @@ class FactTimeline:
             self._by_source.setdefault(stmt.source, set()).add(key)
         self._views.pop(key, None)
         self._superseded = None
+        self._newer = None
         if notices is not None and before is not None:
             view = self._view(key)
             if view.active_norm != before:
@@ -663,6 +665,19 @@ class FactTimeline:
             self._ensure_loaded()
             found = [c for k in self._keys(subject) for c in self._view(k).changes]
         return sorted(found, key=lambda c: (c.new_date, c.key))
+
+    def changed_by(self, source: str) -> str | None:
+        """The memory whose statement changed the value ``source`` stated (the latest such
+        change), from an index kept between calls: a search asks this for a few hits and
+        must not walk every change of the timeline each time."""
+        with self._lock:
+            self._ensure_loaded()
+            if self._newer is None:
+                found = [c for k in self._keys(None) for c in self._view(k).changes]
+                found.sort(key=lambda c: (c.new_date, c.key))
+                self._newer = {c.old_source: c.new_source for c in found
+                               if c.old_source and c.new_source}
+            return self._newer.get(source)
 
     def facts(self, subject: str | None = None) -> list[Fact]:
         """Every recorded statement, confirmations included, by key then date.

@@ -217,6 +217,10 @@ _RULES: tuple[_Rule, ...] = (
        r"trasladado|traslado)|ha\s+trasladado)\s+(?:in|to|en|a)\s+" + _V, "city"),
 )
 
+_RULES_BY_WORD: dict[str, tuple[int, ...]] = {}
+for _i, _rule in enumerate(_RULES):
+    for _w in _rule.keys:
+        _RULES_BY_WORD[_w] = (*_RULES_BY_WORD.get(_w, ()), _i)
 _PERSON_RULES = frozenset({"lives"})
 _OWNER_VALUE_RULES = frozenset({"owns", "is-the-of"})
 
@@ -436,9 +440,9 @@ def _match_clause(clause: str, plain: str) -> Iterable[Statement]:
     words = set(re.findall(r"[\w=]+", low))
     if "'s " in low or low.endswith("'s"):
         words.add("'s")
-    for rule in _RULES:
-        if not rule.keys & words:
-            continue  # cheap: most clauses hold none of a rule's words
+    # Only the rules one of whose words the clause holds (most clauses hold none).
+    for i in sorted({i for w in words for i in _RULES_BY_WORD.get(w, ())}):
+        rule = _RULES[i]
         m = rule.pattern.match(plain)
         if m is None:
             continue

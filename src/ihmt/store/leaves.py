@@ -53,10 +53,15 @@ def header_of(leaf: Leaf) -> dict:
     return head
 
 
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode  # one encoder, not one per value
+_KEYS: dict[str, str] = {}
+
+
 def format_leaf(leaf: Leaf) -> str:
     # One key a line, each value compact: readable in any editor, and every value goes
     # through the C encoder (an indented dump runs in pure Python, on every save).
-    lines = ",\n".join(f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}"
+    keys = _KEYS
+    lines = ",\n".join(f" {keys.get(k) or keys.setdefault(k, json.dumps(k))}: {_ENCODE(v)}"
                         for k, v in header_of(leaf).items())
     return OPEN + "{\n" + lines + "\n}" + CLOSE + leaf.text
 

@@ -608,9 +608,8 @@ class Memory:
             period = None  # "today"/"now" asks for the current state, not for a date
         base = (strip_time_words(query) if period else query).strip() or query
         stem = self.config.stemmer
-        terms = tokenize(base + (" " + clue if clue else ""), stem)
-        if period:
-            terms += _absolute_time_terms(query, terms, stem)
+        words = tokenize(base + (" " + clue if clue else ""), stem)
+        terms = words + (_absolute_time_terms(query, words, stem) if period else [])
         # A clue, a period or the semantic blend re-weights candidates, so look deeper than
         # the answer; a question about "now" only reorders versions, which the fact
         # timeline finds.
@@ -654,7 +653,7 @@ class Memory:
         if found:
             blend(result, hits, *found, lambda i: self._hit_for(i, result),
                   lambda new: annotate(new, self.timeline, self._excerpt), top_k, current,
-                  lexical_coverage(hits, terms, d.idf, d.n_leaves))
+                  lexical_coverage(hits, words, d.idf, d.n_leaves))
         if self.store.problems:
             result.notices.extend(self.store.problems)
             self.store.problems.clear()

@@ -374,12 +374,10 @@ class Memory:
             dom = root["domains"].setdefault(leaf.domain, {"n_leaves": 0})
             dom["n_leaves"] += 1
             report.new += 1
-            if leaf.date and leaf.data_type != "CODE":
-                facts = extract_facts(leaf.text, leaf.date, source=leaf.id)
-                facts += statement_facts(leaf.text, leaf.date, leaf.id)
-                if facts:
-                    report.notices.extend(str(n) for n in self.timeline.record_many(facts))
-                    self._link_versions(facts, report)
+            facts = _facts_of(leaf)
+            if facts:
+                report.notices.extend(str(n) for n in self.timeline.record_many(facts))
+                self._link_versions(facts, report)
             buf.append({
                 "id": leaf.id, "kind": "leaf",
                 "path": f"layer_0/{leaf.domain}/{leaf.id}.txt", "domain": leaf.domain,
@@ -461,9 +459,8 @@ class Memory:
         assert root is not None
         try:
             # Similar memories of the batch go into the same branches (tighter bounds).
-            items = [(leaf, tf, rep) for prepared, rep in self._bulk_batch
-                     for leaf, tf in prepared]
-            self._bulk_batch = []
+            batch, self._bulk_batch = self._bulk_batch, []
+            items = [(leaf, tf, rep) for prepared, rep in batch for leaf, tf in prepared]
             self.semantic.append(self.semantic.encode(leaf for leaf, _, _ in items))
             for i in similarity_order([tf.keys() for _, tf, _ in items]):
                 leaf, tf, rep = items[i]
@@ -478,8 +475,7 @@ class Memory:
             self.store.write_root(root)
             self.store.end_write()
             after_write(self.store, "bulk", [lf.id for lf, _, _ in items]
-                        + [old for rep in {id(r): r for _, _, r in items}.values()
-                           for old in rep.outdated])
+                        + [old for _, rep in batch for old in rep.outdated])
         finally:
             self.store.lock.release()
             self._bulk_root = None
@@ -941,11 +937,17 @@ def _parse_date(value: Any) -> str:
     return parse_date_arg(value)
 
 
+def _facts_of(leaf: Leaf) -> list[Fact]:
+    """The facts and statements a dated, non-code leaf states (code states none)."""
+    if not leaf.date or leaf.data_type == "CODE":
+        return []
+    return (extract_facts(leaf.text, leaf.date, source=leaf.id)
+            + statement_facts(leaf.text, leaf.date, leaf.id))
+
+
 def _leaf_facts(leaf: Leaf, facts: list[Fact], marks: list[tuple[str, str, str]]) -> None:
     """What a leaf contributes to the timeline: its facts, and a correction it records."""
-    if leaf.date and leaf.data_type != "CODE":
-        facts.extend(extract_facts(leaf.text, leaf.date, source=leaf.id))
-        facts.extend(statement_facts(leaf.text, leaf.date, leaf.id))
+    facts.extend(_facts_of(leaf))
     newer = leaf.extra.get("superseded_by")
     if isinstance(newer, str) and not leaf.extra.get("superseded_implicitly"):
         # (an inferred link is derived again from the statements: _link_versions)

@@ -672,10 +672,8 @@ class FactTimeline:
         must not walk every change of the timeline each time."""
         with self._lock:
             self._ensure_loaded()
-            if self._newer is None:
-                found = [c for k in self._keys(None) for c in self._view(k).changes]
-                found.sort(key=lambda c: (c.new_date, c.key))
-                self._newer = {c.old_source: c.new_source for c in found
+            if self._newer is None:  # later changes win, as in conflicts() order
+                self._newer = {c.old_source: c.new_source for c in self.conflicts()
                                if c.old_source and c.new_source}
             return self._newer.get(source)
 

@@ -41,7 +41,7 @@ __all__ = [
 
 _MIN_YEAR, _MAX_YEAR = 1000, 2999
 
-_FULL_MONTHS: dict[str, int] = {
+FULL_MONTHS: dict[str, int] = {
     "january": 1, "enero": 1,
     "february": 2, "febrero": 2,
     "march": 3, "marzo": 3,
@@ -56,7 +56,7 @@ _FULL_MONTHS: dict[str, int] = {
     "december": 12, "diciembre": 12,
 }  # fmt: skip
 _MONTHS: dict[str, int] = {
-    **_FULL_MONTHS,
+    **FULL_MONTHS,
     "jan": 1, "ene": 1, "feb": 2, "mar": 3, "apr": 4, "abr": 4, "jun": 6, "jul": 7,
     "aug": 8, "ago": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12, "dic": 12,
 }  # fmt: skip
@@ -90,7 +90,7 @@ def _alternation(words: list[str] | dict[str, int]) -> str:
 
 
 _MON = rf"(?P<mon>{_alternation(_MONTHS)})\b\.?"
-_FULL_MON = rf"(?P<mon>{_alternation(_FULL_MONTHS)})\b"
+_FULL_MON = rf"(?P<mon>{_alternation(FULL_MONTHS)})\b"
 _WD = _alternation(_WEEKDAY_SPELLINGS)
 _N_EN = rf"(?P<n>\d{{1,3}}|{_alternation(_NUM_EN)})"
 _N_ES = rf"(?P<n>\d{{1,3}}|{_alternation(_NUM_ES)})"
@@ -400,14 +400,14 @@ def _year_span(m: re.Match[str], _t: date) -> tuple[date, date]:
 
 def _month_last(m: re.Match[str], t: date) -> tuple[date, date]:
     """'last May': this year's May if it is over, else last year's."""
-    month = _FULL_MONTHS[m.group("mon").lower()]
+    month = FULL_MONTHS[m.group("mon").lower()]
     year = t.year if month < t.month else t.year - 1
     return _month_range(year, month)
 
 
 def _month_in(m: re.Match[str], t: date) -> tuple[date, date]:
     """'in May' / 'en mayo': the most recent May that has begun (memories are about the past)."""
-    month = _FULL_MONTHS[m.group("mon").lower()]
+    month = FULL_MONTHS[m.group("mon").lower()]
     year = t.year if month <= t.month else t.year - 1
     return _month_range(year, month)
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from datetime import date as _date
 
 from ..errors import InputError
+from ..ingest.dates import FULL_MONTHS
 from ..model import Fact
 from ..text import fold
 
@@ -43,11 +44,7 @@ log = logging.getLogger(__name__)
 # Word lists (accent-folded, lower case)
 # ---------------------------------------------------------------------------------------------
 
-_MONTHS = frozenset(
-    """january february march april may june july august september october november december
-    enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre
-    diciembre""".split()
-)
+_MONTHS = frozenset(FULL_MONTHS)
 _WEEKDAYS = frozenset(
     """monday tuesday wednesday thursday friday saturday sunday
     lunes martes miercoles jueves viernes sabado domingo""".split()

@@ -28,6 +28,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from ..ingest.dates import FULL_MONTHS
 from ..model import Fact, Hit
 from ..text import STOPWORDS, fold, tokenize
 from .facts import FactTimeline
@@ -94,9 +95,7 @@ for _canon, _names in {
     for _n in _names.split("|"):
         _SYNONYMS[_n] = _canon
 
-_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|"
-           "december|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|"
-           "noviembre|diciembre")
+_MONTHS = "|".join(FULL_MONTHS)
 
 # ---------------------------------------------------------------------------------- patterns
 

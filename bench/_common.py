@@ -138,10 +138,13 @@ def load_compact_answer() -> Callable[[Any], str] | None:
     return compact_answer
 
 
-def open_store(memory_cls: Any, path: Path, stemmer: str | None = None) -> Any:
-    config = {"stemmer": stemmer} if stemmer else None
+def open_store(memory_cls: Any, path: Path, stemmer: str | None = None,
+               branch_factor: int | None = None) -> Any:
+    config: dict[str, Any] = {"stemmer": stemmer} if stemmer else {}
+    if branch_factor:
+        config["branch_factor"] = branch_factor
     try:
-        return memory_cls.open(path, create=True, config=config)
+        return memory_cls.open(path, create=True, config=config or None)
     except TypeError:  # an API without the config keyword
         return memory_cls.open(path, create=True)
 

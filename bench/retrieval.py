@@ -122,6 +122,7 @@ def run(
     singles: int = 50,
     stemmer: str = "english",
     semantic: bool = False,
+    branch_factor: int | None = None,
 ) -> dict[str, Any]:
     _semantic.select(semantic)
     memories = read_jsonl(memories_path)
@@ -154,7 +155,8 @@ def run(
                 store_dir = store
                 if store_dir.exists() and any(store_dir.iterdir()):
                     raise SystemExit(f"--store {store_dir} is not empty: give a fresh folder")
-            mem = open_store(memory_cls, store_dir, stemmer)
+            mem = open_store(memory_cls, store_dir, stemmer, branch_factor)
+            result["branch_factor"] = int(getattr(mem.config, "branch_factor", 0) or 0)
             if semantic:
                 _semantic.check(mem)
             stemmer = store_stemmer(mem, stemmer)
@@ -290,6 +292,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--top-k", type=int, default=10, help="results asked of both retrievers")
     ap.add_argument("--singles", type=int, default=50, help="single saves timed after the load")
     ap.add_argument("--stemmer", default="english", help="stemmer of the new store")
+    ap.add_argument("--branch-factor", type=int,
+                    help="branch factor of the new store (default: the store's default)")
     ap.add_argument("--semantic", action="store_true",
                     help="also ask every query with semantic search on (needs ihmt[semantic])")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
@@ -300,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     result = run(
         args.memories, args.queries, budget=args.budget, store=args.store,
         limit_queries=args.limit_queries, top_k=args.top_k, singles=args.singles,
-        stemmer=args.stemmer, semantic=args.semantic,
+        stemmer=args.stemmer, semantic=args.semantic, branch_factor=args.branch_factor,
     )  # fmt: skip
     emit(result, args.json, table)
     return 0

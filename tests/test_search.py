@@ -180,3 +180,101 @@ def test_damaged_slot_masks_are_repaired_like_any_damaged_branch(tmp_path) -> No
     res = m.search(word)
     assert res.hits and any("rebuilt" in n for n in res.notices)
     assert m.search("rare17").best.text.endswith("rare17")
+
+
+def test_length_bands_are_fixed_and_grow_with_length() -> None:
+    from ihmt.store.store import BAND_BASE, length_band
+
+    bands = [length_band(n) for n in range(1, 20_000)]
+    assert bands[: BAND_BASE] == [0] * BAND_BASE  # up to 8 tokens: band 0
+    assert bands == sorted(bands)  # longer never falls in a lower band
+    # About three bands per doubling: 8 -> 0, 16 -> 3, 32 -> 6, 64 -> 9.
+    assert [length_band(n) for n in (8, 16, 32, 64)] == [0, 3, 6, 9]
+    assert max(bands) == length_band(10**9)  # the last band is open-ended
+
+
+def build_varied(tmp_path, name: str, n: int, seed: int, bf: int) -> tuple[Memory, dict]:
+    """Memories from 2 to 400 words: many length bands in every branch."""
+    rng = random.Random(seed)
+    vocab = [f"w{i}" for i in range(60)] + ["deploy", "billing", "postgres"]
+    m = Memory.open(tmp_path / name, create=True, config={"branch_factor": bf})
+    texts: dict[str, str] = {}
+    with m.bulk():
+        for i in range(n):
+            size = int(2 * 200 ** rng.random())
+            t = " ".join(rng.choice(vocab) for _ in range(size)) + f" rare{i}"
+            texts[m.save(t, date="2025-01-01").ids[0]] = t
+    m.flush()
+    return m, texts
+
+
+@pytest.mark.parametrize("bf", [3, 4, 16])
+def test_descent_with_length_bands_equals_flat_scan(tmp_path, bf: int) -> None:
+    m, texts = build_varied(tmp_path, "s", 500, 21 + bf, bf)
+    rng = random.Random(bf)
+    for _ in range(30):
+        q = " ".join(rng.sample([f"w{i}" for i in range(60)] + ["deploy"], rng.randint(1, 5)))
+        got = [h.score for h in m.search(q, top_k=10).hits]
+        want = [s for s, _ in flat_scores(texts, q, 10)]
+        assert len(got) == len(want) and all(abs(a - b) < 1e-9 for a, b in zip(got, want)), q
+
+
+def _without_bands(monkeypatch) -> None:
+    """Write branch files as before length bands: one group per child, no 'bands' key."""
+    import ihmt.tree.consolidate as cons
+
+    monkeypatch.setattr(cons, "BAND_BITS", 0)
+    monkeypatch.setattr(cons, "length_band", lambda length: 0)
+
+
+def test_length_bands_open_fewer_branches_and_files_without_them_still_work(
+        tmp_path, monkeypatch) -> None:
+    """The same memories with and without bands: same answers, fewer branches opened with
+    bands; a tree of older files (no bands) still answers exactly."""
+    banded, texts = build_varied(tmp_path, "banded", 700, 5, 4)
+    with monkeypatch.context() as mp:
+        _without_bands(mp)
+        plain, texts2 = build_varied(tmp_path, "plain", 700, 5, 4)
+    assert texts == texts2
+    assert any(b.band_bits for b in banded.store._branches.values())
+    assert not any(b.band_bits for b in plain.store._branches.values())
+    rng = random.Random(5)
+    queries = [" ".join(rng.sample([f"w{i}" for i in range(60)], rng.randint(2, 4)))
+               for _ in range(40)]
+    reads = {"banded": 0, "plain": 0}
+    for q in queries:
+        a, b = banded.search(q, top_k=10), plain.search(q, top_k=10)
+        want = [round(s, 9) for s, _ in flat_scores(texts, q, 10)]
+        assert [round(h.score, 9) for h in a.hits] == want, q
+        assert [round(h.score, 9) for h in b.hits] == want, q
+        reads["banded"] += a.node_reads
+        reads["plain"] += b.node_reads
+    assert reads["banded"] < reads["plain"], reads
+
+
+def test_a_banded_branch_over_older_children_stays_exact(tmp_path, monkeypatch) -> None:
+    """An old store (no bands) that keeps growing: new branches take older ones as
+    children, and the descent stays exact over the mix."""
+    rng = random.Random(9)
+    vocab = [f"w{i}" for i in range(40)]
+    m = Memory.open(tmp_path / "mix", create=True, config={"branch_factor": 4})
+    texts: dict[str, str] = {}
+
+    def add(count: int) -> None:
+        for _ in range(count):
+            t = " ".join(rng.choice(vocab) for _ in range(int(2 * 100 ** rng.random())))
+            t += f" z{len(texts)}"
+            texts.update({i: t for i in m.save(t).ids})
+
+    with monkeypatch.context() as mp:
+        _without_bands(mp)
+        add(100)
+    add(160)
+    m.flush()
+    kinds = {b.band_bits for b in m.store._branches.values()}
+    assert kinds == {0, 5}, kinds  # both formats in one tree
+    for _ in range(30):
+        q = " ".join(rng.sample(vocab, rng.randint(1, 4)))
+        got = [h.score for h in m.search(q, top_k=8).hits]
+        want = [s for s, _ in flat_scores(texts, q, 8)]
+        assert len(got) == len(want) and all(abs(a - b) < 1e-9 for a, b in zip(got, want)), q

@@ -19,7 +19,7 @@ CONFIG_NAME = "ihmt.config.json"
 
 @dataclass
 class Config:
-    branch_factor: int = 8  # children per branch; the log base of retrieval cost
+    branch_factor: int = 16  # children per branch; the log base of retrieval cost (see README)
     target_tokens: int = 2000  # leaf size the splitters aim for
     max_tokens: int = 3000  # a block above this is kept whole and flagged oversized
     beam_width: int = 3  # kept for compatibility; the descent is best-first (see search/)

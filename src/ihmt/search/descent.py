@@ -105,12 +105,12 @@ def descend(store: Store, terms: list[str], k: int, *, max_files: int = 400) -> 
             push(score, "leaf", (entry, matched), ["root"])
         else:
             br = opened[entry["id"]]
-            items = []
+            by_band: dict[int, list[tuple[float, int]]] = {}
             for t in q:
-                s = br.self_stats(t)
-                if s:
-                    items.append((idf[t] * _tf_part(s[0], s[1], avgdl), br.signature(t)))
-            push(best_common(items) if items else 0.0, "node", (br, entry), ["root"])
+                for band, (mx, mn, _, sig) in br.band_signatures(t).items():
+                    by_band.setdefault(band, []).append((idf[t] * _tf_part(mx, mn, avgdl), sig))
+            push(max((best_common(items) for items in by_band.values()), default=0.0),
+                 "node", (br, entry), ["root"])
 
     # Seeds: the few leaves holding the query's rarest words, found by following only
     # the branches that contain them. Their exact scores raise the bar the best-first
@@ -169,13 +169,15 @@ def _child_bounds(br, q: list[str], idf: dict[str, float], avgdl: float, floor: 
                   ) -> tuple[dict[int, float], dict[int, list[str]]]:
     """Per child: the score bound (exact for a leaf child) and the query terms it holds.
 
-    A branch child's bound is the best sum of term bounds that can meet in one slot of
-    its subtree (:func:`best_common` over the stored slot masks); without masks (older
-    files) every term present is added.
+    A branch child's bound is, over its length bands, the best sum of term bounds that can
+    meet in one slot of its subtree (:func:`best_common` over the stored slot masks);
+    without masks (older files) every term present in the band is added.
     """
     bounds: dict[int, float] = {}
     hits: dict[int, list[str]] = {}
     parts: dict[int, list[tuple[float, int]]] = {}
+    sums: dict[int, float] = {}
+    shift = br.band_bits
     k0 = K1 * (1.0 - B)  # _tf_part inlined: this loop is the descent's hot spot
     k1 = K1 * B / avgdl
     for t in q:
@@ -186,19 +188,31 @@ def _child_bounds(br, q: list[str], idf: dict[str, float], avgdl: float, floor: 
         ms = br.masks(t)
         for j in range(len(g) // 4):
             i = 4 * j
-            ci = g[i]
+            code = g[i]
             tf = g[i + 1]
             c = w * tf / (tf + k0 + k1 * g[i + 2])
-            hits.setdefault(ci, []).append(t)
+            h = hits.get(code >> shift)
+            if h is None:
+                hits[code >> shift] = [t]
+            elif h[-1] is not t:
+                h.append(t)
             if ms is None:
-                bounds[ci] = bounds.get(ci, 0.0) + c
+                sums[code] = sums.get(code, 0.0) + c
             else:
-                parts.setdefault(ci, []).append((c, ms[j]))
-    for ci, items in parts.items():
-        if int(br.children[ci]["layer"]) == 0:
-            bounds[ci] = sum(c for c, _ in items)
+                parts.setdefault(code, []).append((c, ms[j]))
+    children = br.children
+    for code, total in sums.items():
+        ci = code >> shift
+        if total > bounds.get(ci, 0.0):
+            bounds[ci] = total
+    for code, items in parts.items():
+        ci = code >> shift
+        if int(children[ci]["layer"]) == 0:
+            b = sum(c for c, _ in items)
         else:
-            bounds[ci] = best_common(items, floor)
+            b = best_common(items, max(floor, bounds.get(ci, 0.0)))
+        if b > bounds.get(ci, 0.0):
+            bounds[ci] = b
     return bounds, hits
 
 
@@ -222,7 +236,7 @@ def _seed(store: Store, term: str, q: list[str], idf: dict[str, float], avgdl: f
         g = br.groups(term)
         if not g:
             continue
-        holders = set(g[0::4])
+        holders = {code >> br.band_bits for code in g[0::4]}
         bounds, hits = _child_bounds(br, q, idf, avgdl)
         for ci in holders:
             child = br.children[ci]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import math
 import os
 import shutil
 import sys
@@ -84,6 +85,14 @@ class Branch:
     leaf child these are exact (its count, its length, 1), so leaves are scored without
     opening them; for a branch child they bound the BM25 score of every leaf below.
 
+    Files written with length bands (``"bands"`` in the file) keep one group per child *and
+    length band*: the group's first int is ``child << band_bits | band`` (see
+    :func:`length_band`). A leaf lies in exactly one band, so the bound of a child is the
+    best bound over its bands, each computed with the shortest length *of that band*; with
+    one group per child the shortest leaf holding a word anywhere below would set the
+    length for every leaf below, which at the upper levels makes most bounds loose. Older
+    files have one group per child (``band_bits`` 0, every leaf in band 0) and still work.
+
     A branch whose children are branches also keeps, per group, a *slot mask*: the child's
     subtree is cut into up to ``MASK_BITS`` slots (single leaves while they fit, then
     small groups of leaves) and the mask says which slots hold the term. Two query terms
@@ -94,7 +103,7 @@ class Branch:
     """
 
     __slots__ = ("data", "id", "layer", "domain", "children", "terms", "_flat", "_masks",
-                 "_mask_bytes", "_widths", "_layout", "n_leaves", "total_len")
+                 "_mask_bytes", "_widths", "_layout", "n_leaves", "total_len", "band_bits")
 
     def __init__(self, data: dict[str, Any]) -> None:
         try:
@@ -115,6 +124,9 @@ class Branch:
                 flat.extend(groups)
             self.terms = index
             self._flat = flat
+            self.band_bits = int(data.pop("bands", 0))
+            if not 0 <= self.band_bits <= 8:
+                raise ValueError(f"bands {self.band_bits}")
             self._mask_bytes = int(data.pop("mask_bytes", 0))
             self._widths = [int(w) for w in data.pop("slot_widths", ())]
             self._layout: tuple[list[int | None], list[int] | None, int] | None = None
@@ -130,7 +142,8 @@ class Branch:
             raise DamagedFileError(f"branch {self.id}: no children")
 
     def groups(self, term: str) -> array | None:
-        """Flat ``(child, max_tf, min_len, df)`` groups of ``term``, or None if absent."""
+        """Flat ``(code, max_tf, min_len, df)`` groups of ``term``, or None if absent; the
+        child of a group is ``code >> band_bits``, its band ``code & (2**band_bits - 1)``."""
         code = self.terms.get(term)
         if code is None:
             return None
@@ -172,8 +185,9 @@ class Branch:
             self._layout = (widths, offsets, max(1, MASK_BITS // len(widths)))
         return self._layout
 
-    def signature(self, term: str) -> int:
-        """Which slots of this subtree hold ``term``, as a bit mask.
+    def signature(self, term: str, band: int | None = None) -> int:
+        """Which slots of this subtree hold ``term`` (in leaves of ``band``, or any), as a
+        bit mask.
 
         While the children's slots fit in ``MASK_BITS``, they are laid side by side (so a
         slot is one leaf up to three levels down with the default branch factor); beyond
@@ -185,14 +199,54 @@ class Branch:
         g = self.groups(term)
         if not g:
             return 0
+        return self._signature(g, self.masks(term), band)
+
+    def band_signatures(self, term: str) -> dict[int, tuple[int, int, int, int]]:
+        """Per length band holding ``term`` below: ``(max_tf, min_len, df, slot mask)``.
+
+        What a parent branch stores for this subtree as its child (one group per band).
+        An older file without bands answers one band, 0, for every leaf.
+        """
+        g = self.groups(term)
+        if not g:
+            return {}
+        shift = self.band_bits
+        ms = self.masks(term)
+        if not shift:
+            return {0: (max(g[1::4]), min(g[2::4]), sum(g[3::4]), self._signature(g, ms, None))}
+        low = (1 << shift) - 1
+        acc: dict[int, list[int]] = {}
+        for i in range(0, len(g), 4):
+            band = g[i] & low
+            a = acc.get(band)
+            if a is None:
+                acc[band] = [g[i + 1], g[i + 2], g[i + 3]]
+            else:
+                if g[i + 1] > a[0]:
+                    a[0] = g[i + 1]
+                if g[i + 2] < a[1]:
+                    a[1] = g[i + 2]
+                a[2] += g[i + 3]
+        if len(acc) == 1:
+            ((band, a),) = acc.items()
+            return {band: (a[0], a[1], a[2], self._signature(g, ms, None))}
+        return {band: (a[0], a[1], a[2], self._signature(g, ms, band))
+                for band, a in acc.items()}
+
+    def _signature(self, g: array, m: list[int] | None, band: int | None) -> int:
         widths, offsets, sub = self._slots()
+        shift = self.band_bits
+        low = (1 << shift) - 1
         sig = 0
         if offsets is not None and self._masks is None:  # all children are leaves
-            for ci in g[0::4]:
-                sig |= 1 << offsets[ci]
+            for code in g[0::4]:
+                if band is None or (code & low) == band:
+                    sig |= 1 << offsets[code >> shift]
             return sig
-        m = self.masks(term)
-        for j, ci in enumerate(g[0::4]):
+        for j, code in enumerate(g[0::4]):
+            if band is not None and (code & low) != band:
+                continue
+            ci = code >> shift
             w = widths[ci]
             part = 1 if w == 1 else (m[j] if m is not None and w else -1)
             if offsets is not None:
@@ -219,9 +273,25 @@ class Branch:
         return len(self.terms) + len(self.children)
 
 
-_SHIFT = 12
+_SHIFT = 16
 _MASK = (1 << _SHIFT) - 1
 MASK_BITS = 512  # slots per subtree: every leaf of a 512-leaf subtree has its own
+BAND_BITS = 5  # low bits of a group's code that hold its length band (files with bands)
+BAND_BASE = 8  # leaves of at most this many tokens are band 0
+BANDS_PER_DOUBLING = 3  # a band spans a factor 2 ** (1/3) (about 26 %) of length
+
+
+def length_band(length: int) -> int:
+    """The length band of a leaf of ``length`` tokens: 0 up to :data:`BAND_BASE` tokens,
+    then one band per factor ``2 ** (1 / BANDS_PER_DOUBLING)``, the last one open-ended.
+
+    Bands are fixed (not relative to the average length, which moves as the store grows),
+    so a branch file never goes stale. Within a band BM25's length normalisation changes
+    a word's weight by at most about 20 %, which is what keeps a band's bound tight.
+    """
+    if length <= BAND_BASE:
+        return 0
+    return min((1 << BAND_BITS) - 1, int(math.log2(length / BAND_BASE) * BANDS_PER_DOUBLING))
 _BYTE_LOW = int.from_bytes(b"\x01" * (MASK_BITS // 8), "little")
 _BITS = bytes.maketrans(b"\x00\x01", b"01")
 

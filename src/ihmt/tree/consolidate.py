@@ -20,7 +20,7 @@ from typing import Any
 from ..ingest.dates import find_date
 from ..model import Leaf
 from ..store.files import digest
-from ..store.store import Store, pack_masks, utcnow
+from ..store.store import BAND_BITS, Store, length_band, pack_masks, utcnow
 from ..text import clip
 from .summarize import SummarizerBackend, display_keywords
 
@@ -178,29 +178,30 @@ class Consolidator:
             widths.append(1)
             if int(entry["layer"]) == 0:
                 length = int(entry["len"])
+                code = ci << BAND_BITS | length_band(length)
                 for term, tf in entry["tf"].items():
                     g = terms.get(term)
                     if g is None:
-                        terms[term] = [ci, int(tf), length, 1]
+                        terms[term] = [code, int(tf), length, 1]
                         if masks is not None:
                             masks[term] = [1]
                     else:
-                        g.extend((ci, int(tf), length, 1))
+                        g.extend((code, int(tf), length, 1))
                         if masks is not None:
                             masks[term].append(1)
             else:
                 child, _ = self.store.branch(entry["id"], int(entry["layer"]))
                 widths[ci] = child.slot_width()
-                for term, g0 in child.items():
-                    mx, mn, df = max(g0[1::4]), min(g0[2::4]), sum(g0[3::4])
-                    sig = child.signature(term)
+                base = ci << BAND_BITS
+                for term in child.terms:
                     g = terms.get(term)
                     if g is None:
-                        terms[term] = [ci, mx, mn, df]
-                        masks[term] = [sig]  # type: ignore[index]
-                    else:
-                        g.extend((ci, mx, mn, df))
-                        masks[term].append(sig)  # type: ignore[index]
+                        g = terms[term] = []
+                        masks[term] = []  # type: ignore[index]
+                    ms = masks[term]  # type: ignore[index]
+                    for band, (mx, mn, df, sig) in sorted(child.band_signatures(term).items()):
+                        g.extend((base | band, mx, mn, df))
+                        ms.append(sig)
             children.append({k: entry[k] for k in CHILD_KEYS if k in entry})
         summary = self.summarizer.summarize(children, domain=domain, layer=layer)
         date_from, date_to = _minmax_dates(children)
@@ -219,6 +220,7 @@ class Consolidator:
             "created_at": utcnow(),
             "children": children,
             "terms": terms,
+            "bands": BAND_BITS,
             **(_mask_fields(masks, widths) if masks is not None else {}),
         }
 

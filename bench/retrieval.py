@@ -5,7 +5,8 @@
         --queries /tmp/syn/queries.jsonl --json
 
 Steps: a fresh store (in a temporary folder unless ``--store``), every memory saved once
-inside ``Memory.bulk()`` with its date and the tag ``bench:<id>``, ``flush()``, then 50
+inside ``Memory.bulk()`` (or, with ``--one-by-one``, by plain saves as an agent makes them)
+with its date and the tag ``bench:<id>``, ``flush()``, then 50
 single saves into the full store (timed one by one), then every query, asked of the tree
 and of a flat ``bm25s`` index (IHMT's tokenizer, the store's stemmer, Lucene BM25 with
 k1=1.5, b=0.75) one after the other.
@@ -25,6 +26,7 @@ a second time with semantic search on: the ``hybrid`` rows beside ``tree`` (BM25
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import tempfile
 from pathlib import Path
@@ -123,6 +125,7 @@ def run(
     stemmer: str = "english",
     semantic: bool = False,
     branch_factor: int | None = None,
+    one_by_one: bool = False,
 ) -> dict[str, Any]:
     _semantic.select(semantic)
     memories = read_jsonl(memories_path)
@@ -139,6 +142,7 @@ def run(
         "n_singles": len(extras),
         "top_k": top_k,
         "budget": budget,
+        "load": "single saves" if one_by_one else "bulk",
     }
     memory_cls, why = load_memory_api()
     tmp: tempfile.TemporaryDirectory[str] | None = None
@@ -164,7 +168,7 @@ def run(
             step = max(1, len(memories) // 10)
             leaf_to_key: dict[str, str] = {}
             with Stopwatch() as load:
-                with mem.bulk():
+                with mem.bulk() if not one_by_one else contextlib.nullcontext():
                     for n, row in enumerate(memories, 1):
                         for leaf_id in saved_ids(_save(mem, row)):
                             leaf_to_key[leaf_id] = str(row["id"])
@@ -294,6 +298,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stemmer", default="english", help="stemmer of the new store")
     ap.add_argument("--branch-factor", type=int,
                     help="branch factor of the new store (default: the store's default)")
+    ap.add_argument("--one-by-one", action="store_true",
+                    help="load with one plain save per memory instead of Memory.bulk() "
+                         "(a store grown the way an agent grows it)")
     ap.add_argument("--semantic", action="store_true",
                     help="also ask every query with semantic search on (needs ihmt[semantic])")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
@@ -305,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         args.memories, args.queries, budget=args.budget, store=args.store,
         limit_queries=args.limit_queries, top_k=args.top_k, singles=args.singles,
         stemmer=args.stemmer, semantic=args.semantic, branch_factor=args.branch_factor,
+        one_by_one=args.one_by_one,
     )  # fmt: skip
     emit(result, args.json, table)
     return 0

@@ -278,3 +278,16 @@ def test_a_banded_branch_over_older_children_stays_exact(tmp_path, monkeypatch) 
         got = [h.score for h in m.search(q, top_k=8).hits]
         want = [s for s, _ in flat_scores(texts, q, 8)]
         assert len(got) == len(want) and all(abs(a - b) < 1e-9 for a, b in zip(got, want)), q
+
+
+def test_all_band_signatures_agree_with_the_per_term_answer(tmp_path) -> None:
+    m, _ = build_varied(tmp_path, "s", 400, 3, 3)
+    checked = 0
+    for b in list(m.store._branches.values()):
+        for term, per_band in b.all_band_signatures():
+            one = b.band_signatures(term)
+            assert per_band == [(band, *one[band]) for band in sorted(one)], (b.id, term)
+            for band, *_rest, sig in per_band:
+                assert sig == b.signature(term, band)
+            checked += 1
+    assert checked > 1000

@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 
 UNDATED_TYPES = ("CODE", "PROCESS")
 BULK_CACHE_LIMIT = 200_000  # branch-cache entries kept while a bulk load runs
-BULK_BATCH = 8192  # saves grouped by similarity and committed together inside bulk()
+BULK_BATCH = 16384  # saves grouped by similarity and committed together inside bulk()
 
 
 @dataclass

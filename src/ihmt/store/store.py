@@ -233,6 +233,52 @@ class Branch:
         return {band: (a[0], a[1], a[2], self._signature(g, ms, band))
                 for band, a in acc.items()}
 
+    def all_band_signatures(self) -> Iterator[tuple[str, list[tuple[int, int, int, int, int]]]]:
+        """:meth:`band_signatures` of every term, as ``(term, [(band, max_tf, min_len, df,
+        mask), ...])`` in band order: one pass over the arrays, for building a parent."""
+        flat = self._flat
+        shift = self.band_bits
+        low = (1 << shift) - 1
+        widths, offsets, sub = self._slots()
+        raw = self._masks
+        w = self._mask_bytes
+        leaves_only = offsets is not None and raw is None
+        for term, code in self.terms.items():
+            start = code >> _SHIFT
+            n = code & _MASK
+            acc: dict[int, list[int]] = {}
+            for j in range(start // 4, start // 4 + n):
+                i = 4 * j
+                c = flat[i]
+                ci = c >> shift
+                if leaves_only:
+                    part = 1 << offsets[ci]  # type: ignore[index]
+                else:
+                    wc = widths[ci]
+                    if wc == 1:
+                        part = 1
+                    elif raw is not None and wc:
+                        part = int.from_bytes(raw[j * w:(j + 1) * w], "little")
+                    else:
+                        part = -1
+                    if offsets is not None:
+                        part = part << offsets[ci] if part >= 0 else ((1 << wc) - 1) << offsets[ci]
+                    else:
+                        part = ((1 << sub) - 1 if part < 0 else fold_mask(part, wc or 1, sub)
+                                ) << (ci * sub)
+                band = c & low
+                a = acc.get(band)
+                if a is None:
+                    acc[band] = [flat[i + 1], flat[i + 2], flat[i + 3], part]
+                else:
+                    if flat[i + 1] > a[0]:
+                        a[0] = flat[i + 1]
+                    if flat[i + 2] < a[1]:
+                        a[1] = flat[i + 2]
+                    a[2] += flat[i + 3]
+                    a[3] |= part
+            yield term, [(b, *acc[b]) for b in sorted(acc)]
+
     def _signature(self, g: array, m: list[int] | None, band: int | None) -> int:
         widths, offsets, sub = self._slots()
         shift = self.band_bits

@@ -193,13 +193,13 @@ class Consolidator:
                 child, _ = self.store.branch(entry["id"], int(entry["layer"]))
                 widths[ci] = child.slot_width()
                 base = ci << BAND_BITS
-                for term in child.terms:
+                for term, per_band in child.all_band_signatures():
                     g = terms.get(term)
                     if g is None:
                         g = terms[term] = []
                         masks[term] = []  # type: ignore[index]
                     ms = masks[term]  # type: ignore[index]
-                    for band, (mx, mn, df, sig) in sorted(child.band_signatures(term).items()):
+                    for band, mx, mn, df, sig in per_band:
                         g.extend((base | band, mx, mn, df))
                         ms.append(sig)
             children.append({k: entry[k] for k in CHILD_KEYS if k in entry})

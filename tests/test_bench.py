@@ -201,6 +201,24 @@ def test_retrieval_small_run(tmp_path: Path) -> None:
     assert 0.5 < result["link_precision"] <= 1.0
 
 
+@needs_memory
+def test_retrieval_by_single_saves_with_another_branch_factor(tmp_path: Path) -> None:
+    memories, queries = synthetic.generate(120, 12, seed=4)
+    synthetic.write(tmp_path / "data", memories, queries)
+    store = tmp_path / "store" / "ihmt_memory"
+    result = retrieval.run(tmp_path / "data" / "memories.jsonl",
+                           tmp_path / "data" / "queries.jsonl", singles=3, store=store,
+                           branch_factor=5, one_by_one=True)  # fmt: skip
+    assert result["load"] == "single saves" and result["branch_factor"] == 5
+    assert 0.0 <= result["recall_at_budget"] <= 1.0
+    config = json.loads((store / "ihmt.config.json").read_text())
+    assert config["branch_factor"] == 5
+    # Every memory went through a plain save: the write log shows saves and no bulk batch.
+    log = (store / "state" / "intent.log").read_text().split("\n")
+    assert sum(1 for line in log if " save " in line) >= 100
+    assert not any(" bulk " in line for line in log)
+
+
 def test_retrieval_without_store_api_still_runs_the_baseline(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

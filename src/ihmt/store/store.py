@@ -190,7 +190,7 @@ class Branch:
         bit mask.
 
         While the children's slots fit in ``MASK_BITS``, they are laid side by side (so a
-        slot is one leaf up to three levels down with the default branch factor); beyond
+        slot is one leaf up to two levels down with the default branch factor of 16); beyond
         that each child gets ``MASK_BITS // children`` slots and its own mask is folded
         into them. Folding only merges slots, so a mask may say two terms meet where they
         do not (a looser bound), never the reverse. A child whose mask is unknown (an

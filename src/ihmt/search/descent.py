@@ -104,13 +104,15 @@ def descend(store: Store, terms: list[str], k: int, *, max_files: int = 400) -> 
             score = sum(idf[t] * _tf_part(int(tf[t]), length, avgdl) for t in matched)
             push(score, "leaf", (entry, matched), ["root"])
         else:
+            # A trunk node is open already (for the document frequencies): a loose bound
+            # (every term's best, added) only decides when it is expanded, and costs no file.
             br = opened[entry["id"]]
-            by_band: dict[int, list[tuple[float, int]]] = {}
+            bound = 0.0
             for t in q:
-                for band, (mx, mn, _, sig) in br.band_signatures(t).items():
-                    by_band.setdefault(band, []).append((idf[t] * _tf_part(mx, mn, avgdl), sig))
-            push(max((best_common(items) for items in by_band.values()), default=0.0),
-                 "node", (br, entry), ["root"])
+                s = br.self_stats(t)
+                if s:
+                    bound += idf[t] * _tf_part(s[0], s[1], avgdl)
+            push(bound, "node", (br, entry), ["root"])
 
     # Seeds: the few leaves holding the query's rarest words, found by following only
     # the branches that contain them. Their exact scores raise the bar the best-first
@@ -169,50 +171,60 @@ def _child_bounds(br, q: list[str], idf: dict[str, float], avgdl: float, floor: 
                   ) -> tuple[dict[int, float], dict[int, list[str]]]:
     """Per child: the score bound (exact for a leaf child) and the query terms it holds.
 
-    A branch child's bound is, over its length bands, the best sum of term bounds that can
-    meet in one slot of its subtree (:func:`best_common` over the stored slot masks);
-    without masks (older files) every term present in the band is added.
+    First every length band of every child gets the plain sum of its terms' bounds (exact
+    for a leaf child, which lies in one band). A band of a branch child whose plain sum
+    still beats ``floor`` is then tightened to the best sum of term bounds that can meet in
+    one slot of its subtree (:func:`best_common` over the stored slot masks). Bands that
+    cannot beat ``floor`` keep their plain sum: the caller drops them either way, so their
+    masks are never read.
     """
-    bounds: dict[int, float] = {}
     hits: dict[int, list[str]] = {}
-    parts: dict[int, list[tuple[float, int]]] = {}
     sums: dict[int, float] = {}
     shift = br.band_bits
     k0 = K1 * (1.0 - B)  # _tf_part inlined: this loop is the descent's hot spot
     k1 = K1 * B / avgdl
+    seen: list[tuple[str, Any, list[float]]] = []
     for t in q:
         g = br.groups(t)
         if not g:
             continue
         w = idf[t]
-        ms = br.masks(t)
-        for j in range(len(g) // 4):
-            i = 4 * j
+        cs: list[float] = []
+        for i in range(0, len(g), 4):
             code = g[i]
             tf = g[i + 1]
             c = w * tf / (tf + k0 + k1 * g[i + 2])
+            cs.append(c)
+            sums[code] = sums.get(code, 0.0) + c
             h = hits.get(code >> shift)
             if h is None:
                 hits[code >> shift] = [t]
             elif h[-1] is not t:
                 h.append(t)
-            if ms is None:
-                sums[code] = sums.get(code, 0.0) + c
-            else:
-                parts.setdefault(code, []).append((c, ms[j]))
+        seen.append((t, g, cs))
+    bounds: dict[int, float] = {}
     children = br.children
+    todo: dict[int, list[tuple[float, int]]] = {}
     for code, total in sums.items():
         ci = code >> shift
-        if total > bounds.get(ci, 0.0):
+        if total > floor and br.has_masks and int(children[ci]["layer"]) > 0:
+            todo[code] = []
+        elif total > bounds.get(ci, 0.0):
             bounds[ci] = total
-    for code, items in parts.items():
-        ci = code >> shift
-        if int(children[ci]["layer"]) == 0:
-            b = sum(c for c, _ in items)
-        else:
+    if todo:
+        raw, width = br.mask_data
+        for t, g, cs in seen:
+            base = br.mask_offset(t)
+            for j, c in enumerate(cs):
+                items = todo.get(g[4 * j])
+                if items is not None:
+                    at = base + j * width
+                    items.append((c, int.from_bytes(raw[at:at + width], "little")))
+        for code, items in todo.items():
+            ci = code >> shift
             b = best_common(items, max(floor, bounds.get(ci, 0.0)))
-        if b > bounds.get(ci, 0.0):
-            bounds[ci] = b
+            if b > bounds.get(ci, 0.0):
+                bounds[ci] = b
     return bounds, hits
 
 

@@ -163,6 +163,21 @@ class Branch:
         return [int.from_bytes(raw[i : i + w], "little")
                 for i in range(start, start + w * (code & _MASK), w)]
 
+    @property
+    def has_masks(self) -> bool:
+        return self._masks is not None
+
+    @property
+    def mask_data(self) -> tuple[bytes, int]:
+        """The raw masks (fixed width, one per group in file order) and their width; only
+        when :attr:`has_masks`."""
+        assert self._masks is not None
+        return self._masks, self._mask_bytes
+
+    def mask_offset(self, term: str) -> int:
+        """Byte offset in :attr:`mask_data` of the first mask of ``term``'s groups."""
+        return (self.terms[term] >> _SHIFT) // 4 * self._mask_bytes
+
     def slot_width(self) -> int:
         """How many slots this subtree's masks have (see :meth:`signature`)."""
         widths, offsets, sub = self._slots()
@@ -440,6 +455,7 @@ class Store:
         self._branch_weight = 0
         self.branch_cache_limit = 1_500_000  # term entries kept in memory (LRU), ~200 MB
         self.problems: list[str] = []  # damage found and repaired, reported once
+        self._domain_dirs: dict[str, Path] = {}  # domain -> its leaf folder (names checked)
 
     # ------------------------------------------------------------------ layout
     @property
@@ -457,10 +473,15 @@ class Store:
     def leaf_path(self, leaf_id: str, domain: str | None = None) -> Path:
         if domain is None:
             domain = domain_of_id(leaf_id)
-        name = files.safe_name(domain, "domain")
+        folder = self._domain_dirs.get(domain)
+        if folder is None:
+            # safe_name refuses names that would leave the store; only accepted ones are kept.
+            folder = self.path / "layer_0" / files.safe_name(domain, "domain")
+            if len(self._domain_dirs) < 10_000:
+                self._domain_dirs[domain] = folder
         if not _valid_id(leaf_id):
             raise NotFoundError(f"{leaf_id!r} is not a leaf id")
-        return self.path / "layer_0" / name / f"{leaf_id}.txt"
+        return folder / f"{leaf_id}.txt"
 
     def branch_path(self, node_id: str, layer: int) -> Path:
         if not _valid_id(node_id):

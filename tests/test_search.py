@@ -280,14 +280,43 @@ def test_a_banded_branch_over_older_children_stays_exact(tmp_path, monkeypatch) 
         assert len(got) == len(want) and all(abs(a - b) < 1e-9 for a, b in zip(got, want)), q
 
 
-def test_all_band_signatures_agree_with_the_per_term_answer(tmp_path) -> None:
-    m, _ = build_varied(tmp_path, "s", 400, 3, 3)
+def test_band_statistics_match_the_leaves_below(tmp_path) -> None:
+    """Per branch, term and band: the largest count, shortest length and number of leaves,
+    recomputed by walking the leaves below; each band's mask has a slot per leaf at most."""
+    from ihmt.store.store import length_band
+
+    m, texts = build_varied(tmp_path, "s", 400, 3, 3)
+    store = m.store
+
+    def leaves_below(entry) -> list[str]:
+        if int(entry["layer"]) == 0:
+            return [entry["id"]]
+        br, _ = store.branch(entry["id"], int(entry["layer"]))
+        return [i for c in br.children for i in leaves_below(c)]
+
+    tfs = {i: Counter(tokenize(t)) for i, t in texts.items()}
     checked = 0
-    for b in list(m.store._branches.values()):
-        for term, per_band in b.all_band_signatures():
-            one = b.band_signatures(term)
-            assert per_band == [(band, *one[band]) for band in sorted(one)], (b.id, term)
-            for band, *_rest, sig in per_band:
-                assert sig == b.signature(term, band)
+    for entry in store.root()["top"]:
+        stack = [entry]
+        while stack:
+            e = stack.pop()
+            if int(e["layer"]) == 0:
+                continue
+            br, _ = store.branch(e["id"], int(e["layer"]))
+            stack.extend(br.children)
+            want: dict[tuple[str, int], list[int]] = {}
+            for leaf in leaves_below(e):
+                length = sum(tfs[leaf].values())
+                for term, tf in tfs[leaf].items():
+                    w = want.setdefault((term, length_band(length)), [0, 10**9, 0])
+                    w[0], w[1], w[2] = max(w[0], tf), min(w[1], length), w[2] + 1
+            got = {(term, band): list(stats[:3]) + [stats[3]]
+                   for term, per_band in br.all_band_signatures()
+                   for band, *stats in per_band}
+            assert set(got) == set(want), br.id
+            for key, (mx, mn, df, mask) in got.items():
+                assert [mx, mn, df] == want[key], (br.id, key)
+                assert 0 < bin(mask).count("1") <= df
+                assert br.band_signatures(key[0])[key[1]] == (mx, mn, df, mask)
             checked += 1
-    assert checked > 1000
+    assert checked > 20

@@ -150,19 +150,6 @@ class Branch:
         start = code >> _SHIFT
         return self._flat[start : start + 4 * (code & _MASK)]
 
-    def masks(self, term: str) -> list[int] | None:
-        """The slot masks of ``term``'s groups (same order), or None if not stored."""
-        if self._masks is None:
-            return None
-        code = self.terms.get(term)
-        if code is None:
-            return None
-        w = self._mask_bytes
-        start = (code >> _SHIFT) // 4 * w
-        raw = self._masks
-        return [int.from_bytes(raw[i : i + w], "little")
-                for i in range(start, start + w * (code & _MASK), w)]
-
     @property
     def has_masks(self) -> bool:
         return self._masks is not None
@@ -211,10 +198,12 @@ class Branch:
         do not (a looser bound), never the reverse. A child whose mask is unknown (an
         older file) fills all of its slots.
         """
-        g = self.groups(term)
-        if not g:
-            return 0
-        return self._signature(g, self.masks(term), band)
+        code = self.terms.get(term)
+        sig = 0
+        for b, _, _, _, mask in self._term_bands(code) if code is not None else ():
+            if band is None or b == band:
+                sig |= mask
+        return sig
 
     def band_signatures(self, term: str) -> dict[int, tuple[int, int, int, int]]:
         """Per length band holding ``term`` below: ``(max_tf, min_len, df, slot mask)``.
@@ -222,35 +211,19 @@ class Branch:
         What a parent branch stores for this subtree as its child (one group per band).
         An older file without bands answers one band, 0, for every leaf.
         """
-        g = self.groups(term)
-        if not g:
+        code = self.terms.get(term)
+        if code is None:
             return {}
-        shift = self.band_bits
-        ms = self.masks(term)
-        if not shift:
-            return {0: (max(g[1::4]), min(g[2::4]), sum(g[3::4]), self._signature(g, ms, None))}
-        low = (1 << shift) - 1
-        acc: dict[int, list[int]] = {}
-        for i in range(0, len(g), 4):
-            band = g[i] & low
-            a = acc.get(band)
-            if a is None:
-                acc[band] = [g[i + 1], g[i + 2], g[i + 3]]
-            else:
-                if g[i + 1] > a[0]:
-                    a[0] = g[i + 1]
-                if g[i + 2] < a[1]:
-                    a[1] = g[i + 2]
-                a[2] += g[i + 3]
-        if len(acc) == 1:
-            ((band, a),) = acc.items()
-            return {band: (a[0], a[1], a[2], self._signature(g, ms, None))}
-        return {band: (a[0], a[1], a[2], self._signature(g, ms, band))
-                for band, a in acc.items()}
+        return {b: (mx, mn, df, mask) for b, mx, mn, df, mask in self._term_bands(code)}
 
     def all_band_signatures(self) -> Iterator[tuple[str, list[tuple[int, int, int, int, int]]]]:
         """:meth:`band_signatures` of every term, as ``(term, [(band, max_tf, min_len, df,
-        mask), ...])`` in band order: one pass over the arrays, for building a parent."""
+        mask), ...])`` in band order: for building a parent."""
+        for term, code in self.terms.items():
+            yield term, self._term_bands(code)
+
+    def _term_bands(self, code: int) -> list[tuple[int, int, int, int, int]]:
+        """``(band, max_tf, min_len, df, slot mask)`` of one term (its index ``code``)."""
         flat = self._flat
         shift = self.band_bits
         low = (1 << shift) - 1
@@ -258,70 +231,39 @@ class Branch:
         raw = self._masks
         w = self._mask_bytes
         leaves_only = offsets is not None and raw is None
-        for term, code in self.terms.items():
-            start = code >> _SHIFT
-            n = code & _MASK
-            acc: dict[int, list[int]] = {}
-            for j in range(start // 4, start // 4 + n):
-                i = 4 * j
-                c = flat[i]
-                ci = c >> shift
-                if leaves_only:
-                    part = 1 << offsets[ci]  # type: ignore[index]
-                else:
-                    wc = widths[ci]
-                    if wc == 1:
-                        part = 1
-                    elif raw is not None and wc:
-                        part = int.from_bytes(raw[j * w:(j + 1) * w], "little")
-                    else:
-                        part = -1
-                    if offsets is not None:
-                        part = part << offsets[ci] if part >= 0 else ((1 << wc) - 1) << offsets[ci]
-                    else:
-                        part = ((1 << sub) - 1 if part < 0 else fold_mask(part, wc or 1, sub)
-                                ) << (ci * sub)
-                band = c & low
-                a = acc.get(band)
-                if a is None:
-                    acc[band] = [flat[i + 1], flat[i + 2], flat[i + 3], part]
-                else:
-                    if flat[i + 1] > a[0]:
-                        a[0] = flat[i + 1]
-                    if flat[i + 2] < a[1]:
-                        a[1] = flat[i + 2]
-                    a[2] += flat[i + 3]
-                    a[3] |= part
-            yield term, [(b, *acc[b]) for b in sorted(acc)]
-
-    def _signature(self, g: array, m: list[int] | None, band: int | None) -> int:
-        widths, offsets, sub = self._slots()
-        shift = self.band_bits
-        low = (1 << shift) - 1
-        sig = 0
-        if offsets is not None and self._masks is None:  # all children are leaves
-            for code in g[0::4]:
-                if band is None or (code & low) == band:
-                    sig |= 1 << offsets[code >> shift]
-            return sig
-        for j, code in enumerate(g[0::4]):
-            if band is not None and (code & low) != band:
-                continue
-            ci = code >> shift
-            w = widths[ci]
-            part = 1 if w == 1 else (m[j] if m is not None and w else -1)
-            if offsets is not None:
-                sig |= part << offsets[ci]
+        first = (code >> _SHIFT) // 4
+        acc: dict[int, list[int]] = {}
+        for j in range(first, first + (code & _MASK)):
+            i = 4 * j
+            c = flat[i]
+            ci = c >> shift
+            if leaves_only:
+                part = 1 << offsets[ci]  # type: ignore[index]
             else:
-                folded = (1 << sub) - 1 if part < 0 else fold_mask(part, w or 1, sub)
-                sig |= folded << (ci * sub)
-        return sig
-
-    def items(self) -> Iterator[tuple[str, array]]:
-        for term in self.terms:
-            g = self.groups(term)
-            assert g is not None
-            yield term, g
+                wc = widths[ci]
+                if wc == 1:
+                    part = 1
+                elif raw is not None and wc:
+                    part = int.from_bytes(raw[j * w:(j + 1) * w], "little")
+                else:
+                    part = -1  # unknown: the child may hold the term in any of its slots
+                if offsets is not None:
+                    part = (part if part >= 0 else (1 << wc) - 1) << offsets[ci]
+                else:
+                    part = ((1 << sub) - 1 if part < 0 else fold_mask(part, wc or 1, sub)
+                            ) << (ci * sub)
+            band = c & low
+            a = acc.get(band)
+            if a is None:
+                acc[band] = [flat[i + 1], flat[i + 2], flat[i + 3], part]
+            else:
+                if flat[i + 1] > a[0]:
+                    a[0] = flat[i + 1]
+                if flat[i + 2] < a[1]:
+                    a[1] = flat[i + 2]
+                a[2] += flat[i + 3]
+                a[3] |= part
+        return [(b, *acc[b]) for b in sorted(acc)]  # type: ignore[misc]
 
     def self_stats(self, term: str) -> tuple[int, int, int] | None:
         """(max_tf, min_len, df) of ``term`` over the whole subtree, or None if absent."""

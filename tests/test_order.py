@@ -34,3 +34,20 @@ def test_bulk_reports_are_complete_when_the_block_exits(tmp_path: Path) -> None:
     assert m.stats()["leaves"] == 30
     found = {path[-1] for path, _ in m.walk()}
     assert found == {r.ids[0] for r in reps}
+
+
+def test_every_batch_of_a_bulk_load_is_journalled_in_the_catalog(tmp_path: Path,
+                                                                 monkeypatch) -> None:
+    """The last batch commits while the bulk is still open, like the ones before it: its
+    leaves are in the catalog and 'ihmt doctor' finds nothing missing."""
+    import ihmt.memory as memory_module
+    from ihmt.doctor import check_store
+
+    monkeypatch.setattr(memory_module, "BULK_BATCH", 16)  # three batches of 16, then 2
+    m = Memory.open(tmp_path / "s", create=True, config={"branch_factor": 4})
+    with m.bulk():
+        ids = [m.save(f"memory {i} about topic{i % 5}").ids[0] for i in range(50)]
+    leaves = {i for i, e in m.store.catalog().items() if e.get("kind") == "leaf"}
+    assert leaves == set(ids)
+    report = check_store(m.store.path)
+    assert not any("catalog" in p for p in report["problems"]), report["problems"]

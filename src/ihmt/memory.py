@@ -432,13 +432,17 @@ class Memory:
             yield self
         finally:
             with self._mutex:
-                self._bulk_depth -= 1
-                if self._bulk_depth == 0:
-                    self.store.branch_cache_limit = self._cache_limit
+                if self._bulk_depth == 1:
+                    # Still inside the bulk while its last batch commits: its saves are
+                    # journalled and written like the batches before it.
                     try:
                         self._bulk_commit(reopen=False)
                     finally:
+                        self._bulk_depth = 0
+                        self.store.branch_cache_limit = self._cache_limit
                         self.timeline.sync = True
+                else:
+                    self._bulk_depth -= 1
 
     def _bulk_begin(self) -> None:
         self.store.check_writable()

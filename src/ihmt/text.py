@@ -74,22 +74,31 @@ def tokenize(text: str, stemmer: str = "english") -> list[str]:
     """
     out: list[str] = []
     for raw in _WORD.findall(text):
-        parts: list[str] = []
-        if "_" in raw or "-" in raw or "." in raw:
-            parts = [p for p in _JOINERS.split(raw) if p]
-        elif not raw.islower() and not raw.isupper() and any(c.isupper() for c in raw[1:]):
-            parts = _CAMEL.findall(raw)
-        whole = fold(raw).replace("’", "'")
-        if "'" in whole:
-            whole = whole.split("'", 1)[0]
-        if whole and whole not in STOPWORDS and (len(whole) > 1 or whole.isdigit()):
-            out.append(_stem(whole, stemmer))
-        if len(parts) > 1:
-            for p in parts:
-                f = fold(p)
-                if len(f) > 1 and f not in STOPWORDS:
-                    out.append(_stem(f, stemmer))
+        out.extend(_word_terms(raw, stemmer))
     return out
+
+
+@functools.lru_cache(maxsize=200_000)
+def _word_terms(raw: str, stemmer: str) -> tuple[str, ...]:
+    """The terms of one raw word (a few thousand distinct words make up most text, so
+    each is worked out once)."""
+    out: list[str] = []
+    parts: list[str] = []
+    if "_" in raw or "-" in raw or "." in raw:
+        parts = [p for p in _JOINERS.split(raw) if p]
+    elif not raw.islower() and not raw.isupper() and any(c.isupper() for c in raw[1:]):
+        parts = _CAMEL.findall(raw)
+    whole = fold(raw).replace("’", "'")
+    if "'" in whole:
+        whole = whole.split("'", 1)[0]
+    if whole and whole not in STOPWORDS and (len(whole) > 1 or whole.isdigit()):
+        out.append(_stem(whole, stemmer))
+    if len(parts) > 1:
+        for p in parts:
+            f = fold(p)
+            if len(f) > 1 and f not in STOPWORDS:
+                out.append(_stem(f, stemmer))
+    return tuple(out)
 
 
 def term_counts(text: str, stemmer: str = "english") -> Counter[str]:

@@ -232,6 +232,10 @@ class Branch:
         w = self._mask_bytes
         leaves_only = offsets is not None and raw is None
         first = (code >> _SHIFT) // 4
+        if code & _MASK == 1 and leaves_only:  # most terms of a leaf parent: one leaf
+            c = flat[4 * first]
+            return [(c & low, flat[4 * first + 1], flat[4 * first + 2], flat[4 * first + 3],
+                     1 << offsets[c >> shift])]  # type: ignore[index]
         acc: dict[int, list[int]] = {}
         for j in range(first, first + (code & _MASK)):
             i = 4 * j

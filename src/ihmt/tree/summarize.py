@@ -7,6 +7,7 @@ never lose an answer.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -36,13 +37,15 @@ class SummarizerBackend(Protocol):
 
 def display_keywords(text: str, limit: int = 8) -> list[str]:
     """Readable keywords of a text: frequent content words, rare long ones first on ties."""
-    counts: Counter[str] = Counter()
-    for w in words(text):
-        f = fold(w)
-        if len(f) > 2 and f not in STOPWORDS and not f.isdigit():
-            counts[f] += 1
+    counts: Counter[str] = Counter(f for f in map(_keyword, words(text)) if f)
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], -len(kv[0]), kv[0]))
     return [w for w, _ in ranked[:limit]]
+
+
+@functools.lru_cache(maxsize=100_000)
+def _keyword(word: str) -> str | None:
+    f = fold(word)
+    return f if len(f) > 2 and f not in STOPWORDS and not f.isdigit() else None
 
 
 class HeuristicSummarizer:

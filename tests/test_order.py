@@ -40,10 +40,10 @@ def test_every_batch_of_a_bulk_load_is_journalled_in_the_catalog(tmp_path: Path,
                                                                  monkeypatch) -> None:
     """The last batch commits while the bulk is still open, like the ones before it: its
     leaves are in the catalog and 'ihmt doctor' finds nothing missing."""
-    import ihmt.memory as memory_module
+    import ihmt.writing as writing_module
     from ihmt.doctor import check_store
 
-    monkeypatch.setattr(memory_module, "BULK_BATCH", 16)  # three batches of 16, then 2
+    monkeypatch.setattr(writing_module, "BULK_BATCH", 16)  # three batches of 16, then 2
     m = Memory.open(tmp_path / "s", create=True, config={"branch_factor": 4})
     with m.bulk():
         ids = [m.save(f"memory {i} about topic{i % 5}").ids[0] for i in range(50)]

@@ -125,3 +125,29 @@ class Fact:
     @property
     def key(self) -> str:
         return f"{self.subject}::{self.attribute}"
+
+
+@dataclass
+class SaveReport:
+    """How a save or an ingest was filed."""
+
+    ids: list[str] = field(default_factory=list)  # every leaf of the input, new or not
+    new: int = 0
+    duplicates: int = 0
+    domain: str = ""
+    data_type: str = ""
+    date: str | None = None
+    events: int = 0  # Summarization Events fired
+    notices: list[str] = field(default_factory=list)  # contradictions to relay
+    warnings: list[str] = field(default_factory=list)
+    outdated: list[str] = field(default_factory=list)  # ids flagged by `replaces`
+    candidates: list[str] = field(default_factory=list)  # `replaces` was unclear: choose
+
+
+@dataclass
+class IngestItem:
+    """One file of a directory ingest: filed, or skipped with its reason."""
+
+    path: str
+    report: SaveReport | None = None
+    skipped: str | None = None

@@ -108,7 +108,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def _expand(paths: Sequence[str]) -> list[str]:
-    from ..memory import expand_paths
+    from ..ingest.prepare import expand_paths
 
     return [str(p[0]) if isinstance(p, tuple) else str(p) for p in expand_paths(paths)]
 

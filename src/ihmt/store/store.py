@@ -76,6 +76,14 @@ def empty_root() -> dict[str, Any]:
     }
 
 
+def copy_root(root: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the trunk safe to mutate: readers in other threads keep the cached one."""
+    out = dict(root)
+    out["top"] = list(root["top"])
+    out["domains"] = {k: dict(v) for k, v in root["domains"].items()}
+    return out
+
+
 class Branch:
     """A branch file loaded in memory.
 

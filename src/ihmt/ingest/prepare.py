@@ -1,0 +1,200 @@
+"""From what a user hands over to leaves ready to store: checked, screened, classified, cut.
+
+Everything here is a pure function of its arguments and the store's settings, so the
+facade (:mod:`ihmt.memory`) only decides *when* to write, never how a text becomes leaves.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ..config import Config
+from ..errors import InputError, SecretError
+from ..model import DATA_TYPES, Leaf
+from ..store import files
+from ..store.leaves import checksum
+from ..text import term_counts
+from .dates import parse_date_arg
+from .detect import detect
+from .split import split
+
+UNDATED_TYPES = ("CODE", "PROCESS")  # not events: a save does not date them
+SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", "build",
+             "dist", ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "ihmt_memory"}
+
+
+def clean_text(content: Any, max_bytes: int) -> tuple[str, list[str]]:
+    """Validate text for storage: a str, not empty, within the size cap, encodable.
+
+    Lone surrogates (unencodable halves of a UTF-16 pair) become U+FFFD and NUL bytes are
+    dropped, with a warning, instead of crashing the save.
+    """
+    if not isinstance(content, str):
+        raise InputError(f"content must be text, not {type(content).__name__}")
+    warnings: list[str] = []
+    try:
+        size = len(content.encode("utf-8"))
+    except UnicodeEncodeError:
+        content = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in content)
+        size = len(content.encode("utf-8"))
+        warnings.append("lone surrogate characters were replaced by U+FFFD")
+    if "\x00" in content:
+        content = content.replace("\x00", "")
+        warnings.append("NUL characters were removed")
+    if size > max_bytes:
+        raise InputError(
+            f"content is {size:,} bytes, over the {max_bytes:,}-byte limit for one save; "
+            "split it, or raise max_input_bytes in ihmt.config.json"
+        )
+    if not content.strip():
+        raise InputError("nothing to save: the content is empty or only whitespace")
+    return content, warnings
+
+
+def read_text_file(path: Path, max_bytes: int) -> str:
+    """A UTF-8 text file's content, or InputError saying why it cannot be ingested."""
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    if not path.is_file():
+        raise InputError(f"{path}: not a regular file")
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise InputError(f"{path}: {size:,} bytes, over the {max_bytes:,}-byte limit")
+        raw = path.read_bytes()
+    except PermissionError as exc:
+        raise InputError(f"{path}: cannot be read (permission denied)") from exc
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({exc.strerror})") from exc
+    if b"\x00" in raw[:8192]:
+        raise InputError(f"{path}: binary file, skipped")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not valid UTF-8 (byte {exc.start}); convert it first") from exc
+
+
+def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path | tuple[Path, str]]:
+    """Files to ingest, folders walked recursively (hidden and tool folders skipped); a
+    path that does not exist comes back as ``(path, reason)``."""
+    for raw in paths:
+        p = Path(raw).expanduser()
+        if not p.exists():
+            yield (p, "no such file or folder")
+        elif p.is_dir():
+            for sub in sorted(p.rglob("*")):
+                if any(part in SKIP_DIRS or part.startswith(".") for part in
+                       sub.relative_to(p).parts):
+                    continue
+                if sub.is_file():
+                    yield sub
+        else:
+            yield p
+
+
+def parse_date(value: Any) -> str:
+    if not isinstance(value, str):
+        raise InputError(f"a date must be text like 2026-02-03, not {type(value).__name__}")
+    return parse_date_arg(value)
+
+
+def clean_tags(tags: Any) -> list[str]:
+    """A list of labels; one label may be given as a plain string."""
+    if tags is None:
+        return []
+    if isinstance(tags, str):
+        tags = [tags]
+    if not isinstance(tags, (list, tuple, set, frozenset)):
+        raise InputError(f"tags must be a list of text labels, not {type(tags).__name__}")
+    return [_clean_tag(t) for t in tags]
+
+
+def check_optional_text(value: Any, what: str) -> None:
+    if value is not None and not isinstance(value, str):
+        raise InputError(f"{what} must be text, not {type(value).__name__}")
+
+
+def _clean_tag(tag: Any) -> str:
+    if not isinstance(tag, str) or not tag.strip():
+        raise InputError("a tag must be non-empty text")
+    tag = "".join(c for c in tag.strip() if c.isprintable())
+    if len(tag) > 100:
+        raise InputError("a tag is limited to 100 characters")
+    return tag
+
+
+def screen_secrets(text: str, policy: str, warnings: list[str], where: str | None = None
+                   ) -> str:
+    """Apply the ``secrets`` policy: refuse (default), redact, or off."""
+    if policy == "off":
+        return text
+    from ..secrets import find_secrets, redact
+
+    found = find_secrets(text)
+    if not found:
+        return text
+    what = "; ".join(f"{f.kind.replace('_', ' ')} on line {f.line} ({f.preview})"
+                     for f in found[:5])
+    if policy == "redact":
+        warnings.append(f"redacted {len(found)} likely secret(s): {what}")
+        return redact(text)[0]
+    place = f" in {where}" if where else ""
+    raise SecretError(
+        f"not saved: this looks like it holds a secret{place}: {what}. Remove it (or "
+        "replace it with [REDACTED]) and save the rest; never store credentials in "
+        "memory. To change this, set \"secrets\" to \"redact\" or \"off\" in "
+        "ihmt.config.json.")
+
+
+def classify(text: str, source: str | None, domain: str | None, content_type: str | None
+             ) -> tuple[str, str]:
+    """``(data type, domain)``: detected from the text and its file name, unless given."""
+    check_optional_text(content_type, "content_type")
+    check_optional_text(source, "source")
+    ct = (content_type or "auto").upper()
+    if ct != "AUTO" and ct not in DATA_TYPES:
+        raise InputError(f"content_type {content_type!r} is not one of "
+                         f"auto, {', '.join(t.lower() for t in DATA_TYPES)}")
+    dt, dom = detect(text, source)
+    if ct != "AUTO":
+        dt = ct
+    if domain:
+        dom = domain
+    return dt, files.safe_name(dom, "domain")
+
+
+def make_leaves(text: str, config: Config, *, data_type: str, domain: str, date: str | None,
+                tags: list[str], source: str | None, language: str | None, now: str
+                ) -> list[tuple[Leaf, Counter[str]]]:
+    """The leaves of one text (one per logical block) with their term counts.
+
+    A leaf's id is derived from its domain, source, position, date and text, so saving the
+    same text again gives the same ids (and is recognised as a duplicate).
+    """
+    out: list[tuple[Leaf, Counter[str]]] = []
+    for pos, ch in enumerate(split(text, data_type, config, language=language)):
+        if not ch.text.strip():
+            continue
+        when = ch.date or date
+        leaf_tags = list(dict.fromkeys(tags + [t for t in ch.tags if isinstance(t, str)]))
+        extra = dict(ch.extra)
+        if ch.oversized:
+            extra["oversized"] = True
+        if ch.name:
+            extra.setdefault("name", ch.name)
+        leaf_id = "L-" + domain + "-" + files.digest(
+            domain, source or "save", str(pos), when or "", ch.text)
+        leaf = Leaf(
+            id=leaf_id, text=ch.text, domain=domain, data_type=data_type, date=when,
+            saved_at=now, tags=leaf_tags, parent=None,
+            span={"start_line": ch.start_line, "end_line": ch.end_line} if source else None,
+            checksum=checksum(ch.text), source=source, extra=extra,
+        )
+        out.append((leaf, term_counts(ch.text, config.stemmer)))
+    if not out:
+        raise InputError("nothing to save: the content is empty or only whitespace")
+    return out

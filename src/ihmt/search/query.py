@@ -1,0 +1,167 @@
+"""One search, assembled: the query read, the exact descent, then time, facts, corrections,
+versions, confidence and (when on) the semantic blend.
+
+:class:`Searcher` holds what a search reads (the store, the fact timeline, the optional
+vectors) and the two repairs it may need (a damaged branch, a damaged fact log), so that
+:meth:`ihmt.Memory.search` is a call into it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import date as _date
+
+from ..config import Config
+from ..errors import DamagedFileError, NotFoundError
+from ..ingest.dates import query_time_range, strip_time_words
+from ..model import Hit, SearchResult
+from ..semantic.index import SemanticIndex
+from ..store.store import Store
+from ..text import clip, tokenize
+from ..timeline.facts import FactTimeline
+from ..timeline.supersede import versions_together
+from .answer import annotate, corrections_first, fact_hits, finish, rerank
+from .descent import Descent, descend
+from .hybrid import blend, lexical_coverage
+from .intent import asks_for_current, fact_intent
+
+_YEAR = re.compile(r"(?:1[6-9]|2[0-9])[0-9]{2}")
+
+
+class Searcher:
+    def __init__(self, store: Store, config: Config, timeline: FactTimeline,
+                 semantic: SemanticIndex, repair: Callable[[str], None],
+                 check_timeline: Callable[[], None]) -> None:
+        self.store = store
+        self.config = config
+        self.timeline = timeline
+        self.semantic = semantic
+        self._repair = repair  # rebuild the derived files (a damaged branch or leaf)
+        self._check_timeline = check_timeline  # rebuild a damaged fact log first
+
+    def search(self, query: str, top_k: int, clue: str | None) -> SearchResult:
+        """See :meth:`ihmt.Memory.search` (arguments already checked and cleaned)."""
+        today = _date.today().isoformat()
+        current = asks_for_current(query)
+        period = query_time_range(query, today)
+        if period and current and period[1] >= today:
+            period = None  # "today"/"now" asks for the current state, not for a date
+        base = (strip_time_words(query) if period else query).strip() or query
+        stem = self.config.stemmer
+        words = tokenize(base + (" " + clue if clue else ""), stem)
+        terms = words + (absolute_time_terms(query, words, stem) if period else [])
+        # A clue, a period or the semantic blend re-weights candidates, so look deeper than
+        # the answer; a question about "now" only reorders versions, which the fact
+        # timeline finds.
+        fetch = max(top_k * 3, 30) if (clue or period or self.semantic.active) else top_k
+        d = self.descend(terms, fetch)
+        root = self.store.root()
+        result = SearchResult(query=query, node_reads=d.node_reads, visited=d.visited,
+                              total_nodes=int(root.get("n_branches", 0)),
+                              total_leaves=int(root["n_leaves"]), capped=d.capped)
+        loader = self._loader(result)
+        hits = []
+        for c in d.candidates:
+            e = c.entry
+            hits.append(Hit(id=e["id"], score=c.score, domain=e.get("domain", ""),
+                            date=e.get("date_from"), path=c.path, title=e.get("title", ""),
+                            excerpt=e.get("excerpt", ""), source=e.get("source"),
+                            tags=list(e.get("tags") or []), matched=c.matched, _loader=loader))
+        self._check_timeline()
+        annotate(hits, self.timeline, self.excerpt)
+
+        def hit_for(leaf_id: str) -> Hit | None:
+            return self.hit_for(leaf_id, result)
+
+        value = None
+        intent = fact_intent(query)
+        if intent:
+            found, value = fact_hits(intent, self.timeline, period, hit_for)
+            annotate(found, self.timeline, self.excerpt)
+            ids = {h.id for h in found}
+            hits = found + [h for h in hits if h.id not in ids]
+        if value is None:
+            rerank(hits, query=base, clue=clue, period=period, stemmer=stem, current=current,
+                   idf=d.idf)
+            if not period:
+                hits = corrections_first(hits, self.timeline, hit_for)
+            hits = versions_together(hits, self.timeline, hit_for, query=base, period=period,
+                                     stemmer=stem, current=current)
+        result.hits = hits
+        finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
+               top_k=top_k, answer_value=value)
+        close = self.semantic.query(base, max(top_k * 3, 30), [h.id for h in hits]) \
+            if value is None and self.semantic.active else None
+        if close:
+            blend(result, hits, *close, hit_for,
+                  lambda new: annotate(new, self.timeline, self.excerpt), top_k, current,
+                  lexical_coverage(hits, words, d.idf, d.n_leaves))
+        if self.store.problems:
+            result.notices.extend(self.store.problems)
+            self.store.problems.clear()
+        return result
+
+    def descend(self, terms: list[str], k: int) -> Descent:
+        """The exact descent; a damaged branch is looked at again (another process may have
+        just rebuilt the tree), then repaired."""
+        for attempt in (0, 1, 2):
+            try:
+                return descend(self.store, terms, k,
+                               max_files=self.config.max_files_per_search)
+            except DamagedFileError as exc:
+                if attempt == 2:
+                    raise
+                if attempt == 0:
+                    self.store.clear_cache()
+                else:
+                    self._repair(str(exc))
+        raise AssertionError("unreachable")
+
+    def hit_for(self, leaf_id: str, result: SearchResult) -> Hit | None:
+        """A hit read from the leaf file itself (a memory the descent did not rank)."""
+        try:
+            leaf = self.store.read_leaf(leaf_id)
+        except (NotFoundError, DamagedFileError):
+            return None
+        result.leaf_reads += 1
+        path = ["root"] + ([leaf.parent] if leaf.parent else []) + [leaf.id]
+        return Hit(id=leaf.id, score=0.0, domain=leaf.domain, date=leaf.date, path=path,
+                   title=clip(leaf.text, 80), excerpt=clip(leaf.text, 160), source=leaf.source,
+                   tags=leaf.tags, _text=leaf.text)
+
+    def excerpt(self, leaf_id: str) -> str:
+        try:
+            return clip(self.store.read_leaf(leaf_id).text, 100)
+        except (NotFoundError, DamagedFileError):
+            return "(not available)"
+
+    def _loader(self, result: SearchResult) -> Callable[[Hit], str]:
+        def load(hit: Hit) -> str:
+            result.leaf_reads += 1
+            try:
+                return self.store.read_leaf(hit.id, hit.domain).text
+            except DamagedFileError as exc:
+                # The leaf went to quarantine: re-derive the tree so nothing points at it.
+                self._repair(str(exc))
+                # Shown on this result (if read after the text) and on the next one.
+                result.notices.extend(self.store.problems)
+                return f"[unavailable: {exc}]"
+            except NotFoundError as exc:
+                return f"[unavailable: {exc}]"
+        return load
+
+
+def absolute_time_terms(query: str, kept: list[str], stem: str) -> list[str]:
+    """The words of an absolute time the query names ("summer 2021"), to match as words.
+
+    The period itself becomes a preference, but a memory may *mention* it ("we went to
+    Indiana in summer 2021", saved a year later), and then those words are the match.
+    Relative times ("last May", "el verano pasado") stay out: their words would only
+    match by accident.
+    """
+    have = set(kept)
+    removed = [t for t in tokenize(query, stem) if t not in have]
+    if not any(_YEAR.fullmatch(t) for t in removed):
+        return []
+    return list(dict.fromkeys(removed))

@@ -1,0 +1,231 @@
+"""Putting prepared leaves into the tree: one save at a time, or in bulk batches.
+
+A single save holds the write lock for its few file operations: the leaf (synced), one
+catalog line, the Summarization Events it makes due, the trunk. Inside
+:meth:`Writer.bulk` saves are collected instead and committed in batches of
+:data:`BULK_BATCH`, each ordered so that similar memories share branches; leaves of a
+batch are synced together and the lock is released between batches, so other processes
+can write. Facts a leaf states go to the timeline, and a new value of a tracked fact links
+the memory it supersedes (see :mod:`ihmt.timeline.supersede`).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any
+
+from .errors import DamagedFileError, NotFoundError
+from .model import Fact, Leaf, SaveReport
+from .semantic.index import SemanticIndex
+from .store.store import Store, copy_root
+from .sync.gitsync import after_write
+from .timeline.extract import extract_facts
+from .timeline.facts import FactTimeline
+from .timeline.supersede import implicit_links, statement_facts
+from .tree.consolidate import Consolidator, leaf_entry
+from .tree.order import similarity_order
+
+BULK_CACHE_LIMIT = 200_000  # branch-cache entries kept while a bulk load runs
+BULK_BATCH = 16384  # saves grouped by similarity and committed together inside bulk()
+
+Prepared = list[tuple[Leaf, Counter[str]]]
+
+
+class Writer:
+    """The write path of one :class:`ihmt.Memory` (it shares the memory's mutex)."""
+
+    def __init__(self, store: Store, consolidator: Consolidator, timeline: FactTimeline,
+                 semantic: SemanticIndex, mutex: threading.RLock,
+                 writing: Callable[[str], AbstractContextManager[None]],
+                 recover: Callable[[], None], ensure_root: Callable[[], dict[str, Any]]
+                 ) -> None:
+        self.store = store
+        self.consolidator = consolidator
+        self.timeline = timeline
+        self.semantic = semantic
+        self._mutex = mutex
+        self._writing = writing  # lock + intent log around one write
+        self._recover = recover  # finish a write a dead process left (lock held)
+        self._ensure_root = ensure_root
+        self._depth = 0
+        self._root: dict[str, Any] | None = None
+        self._catalog: list[dict[str, Any]] = []
+        self._batch: list[tuple[Prepared, SaveReport]] = []
+        self._count = 0
+        self._cache_limit = store.branch_cache_limit
+
+    # ------------------------------------------------------------------ saves
+    def commit(self, prepared: Prepared, report: SaveReport) -> None:
+        """Store the leaves of one save (or queue them inside a bulk)."""
+        with self._mutex:
+            if self._depth:
+                self._batch.append((prepared, report))
+                self._count += len(prepared)
+                if self._count >= BULK_BATCH:
+                    self._commit_batch(reopen=True)
+                return
+            self.store.check_writable()
+            vectors = self.semantic.encode(leaf for leaf, _ in prepared)
+            with self._writing("save"):
+                root = copy_root(self._ensure_root())
+                lines = self._add_leaves(root, prepared, report, durable=True)
+                self.semantic.append(vectors)
+                self.store.catalog_append(lines)
+                root["facts_size"] = self.facts_size()
+                self.store.write_root(root)
+                # Old memories an implicit link annotated are committed with the save.
+                after_write(self.store, "save", report.ids + report.outdated,
+                            prepared[0][0].text)
+
+    def _add_leaves(self, root: dict[str, Any], prepared: Prepared, report: SaveReport, *,
+                    durable: bool) -> list[dict[str, Any]]:
+        """Add new leaves to the trunk (``durable``: written and synced now; else kept
+        pending until their batch writes them), record their facts, run due events.
+        Returns their catalog lines."""
+        top_ids = {e["id"] for e in root["top"]}
+        lines: list[dict[str, Any]] = []
+        for leaf, tf in prepared:
+            if (leaf.id in top_ids or leaf.id in self.consolidator.pending
+                    or self.store.leaf_exists(leaf.id, leaf.domain)):
+                report.duplicates += 1
+                continue
+            if durable:
+                self.store.write_leaf(leaf, durable=True)
+            else:
+                self.consolidator.pending[leaf.id] = leaf
+            entry = leaf_entry(leaf, tf)
+            root["top"].append(entry)
+            top_ids.add(leaf.id)
+            root["n_leaves"] += 1
+            root["total_len"] += entry["len"]
+            dom = root["domains"].setdefault(leaf.domain, {"n_leaves": 0})
+            dom["n_leaves"] += 1
+            report.new += 1
+            facts = facts_of(leaf)
+            if facts:
+                report.notices.extend(str(n) for n in self.timeline.record_many(facts))
+                self.link_versions(facts, report)
+            lines.append({
+                "id": leaf.id, "kind": "leaf",
+                "path": f"layer_0/{leaf.domain}/{leaf.id}.txt", "domain": leaf.domain,
+                "date": leaf.date, "saved_at": leaf.saved_at, "source": leaf.source,
+            })
+        report.events += len(self.consolidator.run(root))
+        return lines
+
+    def link_versions(self, facts: list[Fact], report: SaveReport | None = None) -> None:
+        """Record implicit supersessions (:mod:`ihmt.timeline.supersede`) exactly as a
+        ``replaces`` correction: in the timeline and in the old leaf's own header."""
+        for old, new, when in implicit_links(self.timeline, facts):
+            self.timeline.mark_outdated(old, new, when or None, implicit=True)
+            leaf = self.consolidator.pending.get(old)
+            if leaf is None:
+                try:
+                    leaf = self.store.read_leaf(old)
+                except (NotFoundError, DamagedFileError):
+                    continue
+                if leaf.extra.get("superseded_by") != new:
+                    leaf.extra.update(superseded_by=new, superseded_implicitly=True)
+                    self.store.write_leaf(leaf, durable=not self._depth, new=False)
+            else:
+                leaf.extra.update(superseded_by=new, superseded_implicitly=True)
+            if report is not None and new in report.ids:
+                report.outdated.append(old)
+
+    def facts_size(self) -> int:
+        try:
+            return self.timeline.path.stat().st_size
+        except OSError:
+            return 0
+
+    # ------------------------------------------------------------------ bulk
+    @contextmanager
+    def bulk(self) -> Iterator[None]:
+        """Batch saves: see the module docstring. Re-entrant; the outermost block commits."""
+        with self._mutex:
+            if self._depth == 0:
+                self._begin_batch()
+                # Consolidation only re-reads the latest siblings: keep the cache small
+                # while loading, so a bulk load's memory does not grow with the store.
+                self._cache_limit = self.store.branch_cache_limit
+                self.store.branch_cache_limit = min(self._cache_limit, BULK_CACHE_LIMIT)
+                self.timeline.sync = False  # each batch ends with os.sync()
+            self._depth += 1
+        try:
+            yield
+        finally:
+            with self._mutex:
+                if self._depth == 1:
+                    # Still inside the bulk while its last batch commits: its saves are
+                    # journalled and written like the batches before it.
+                    try:
+                        self._commit_batch(reopen=False)
+                    finally:
+                        self._depth = 0
+                        self.store.branch_cache_limit = self._cache_limit
+                        self.timeline.sync = True
+                else:
+                    self._depth -= 1
+
+    def _begin_batch(self) -> None:
+        self.store.check_writable()
+        self.store.lock.acquire()
+        try:
+            self._recover()
+            self.store.begin_write("bulk")
+            self._root = copy_root(self._ensure_root())
+        except BaseException:
+            self.store.lock.release()
+            raise
+        self._catalog = []
+        self._batch = []
+        self._count = 0
+
+    def _commit_batch(self, *, reopen: bool) -> None:
+        root = self._root
+        assert root is not None
+        try:
+            # Similar memories of the batch go into the same branches (tighter bounds).
+            batch, self._batch = self._batch, []
+            items = [(leaf, tf, rep) for prepared, rep in batch for leaf, tf in prepared]
+            self.semantic.append(self.semantic.encode(leaf for leaf, _, _ in items))
+            for i in similarity_order([tf.keys() for _, tf, _ in items]):
+                leaf, tf, rep = items[i]
+                self._catalog.extend(self._add_leaves(root, [(leaf, tf)], rep, durable=False))
+            for leaf in list(self.consolidator.pending.values()):
+                self.store.write_leaf(leaf, durable=False)
+            self.consolidator.pending.clear()
+            os.sync()
+            self.store.catalog_append(self._catalog)
+            self._catalog = []
+            root["facts_size"] = self.facts_size()
+            self.store.write_root(root)
+            self.store.end_write()
+            after_write(self.store, "bulk", [lf.id for lf, _, _ in items]
+                        + [old for _, rep in batch for old in rep.outdated])
+        finally:
+            self.store.lock.release()
+            self._root = None
+        if reopen:
+            self._begin_batch()
+
+
+def facts_of(leaf: Leaf) -> list[Fact]:
+    """The facts and statements a dated, non-code leaf states (code states none)."""
+    if not leaf.date or leaf.data_type == "CODE":
+        return []
+    return (extract_facts(leaf.text, leaf.date, source=leaf.id)
+            + statement_facts(leaf.text, leaf.date, leaf.id))
+
+
+def leaf_facts(leaf: Leaf, facts: list[Fact], marks: list[tuple[str, str, str]]) -> None:
+    """What a leaf contributes to the timeline: its facts, and a correction it records."""
+    facts.extend(facts_of(leaf))
+    newer = leaf.extra.get("superseded_by")
+    if isinstance(newer, str) and not leaf.extra.get("superseded_implicitly"):
+        # (an inferred link is derived again from the statements: link_versions)
+        marks.append((leaf.id, newer, (leaf.date or leaf.saved_at or "")[:10]))

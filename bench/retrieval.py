@@ -212,6 +212,8 @@ def run(
                 result["hybrid"]["search_ms_warm_p50"] = percentile(hyb.warm_ms, 50)
                 result["hybrid"]["save_ms_p50"] = percentile(hybrid_save_ms, 50)
                 result["hybrid"]["save_ms_p95"] = percentile(hybrid_save_ms, 95)
+                result["hybrid"]["routing"] = _semantic.routing_check(
+                    mem, [q.text for q in queries])
         result["stemmer"] = stemmer
         flat_summary = summarize(cmp.flat, with_files=False)
         flat_summary["index_s"] = ix.s
@@ -276,6 +278,12 @@ def table(result: dict[str, Any]) -> str:
         h = result["hybrid"]
         head.append(f"hybrid (tree + semantic): single save p50 {h['save_ms_p50']:.1f} ms "
                     f"p95 {h['save_ms_p95']:.1f} ms, status {h['status_counts']}")
+        if h.get("routing"):
+            r = h["routing"]
+            head.append(f"semantic routing: {r['rows']} vectors ({r['vectors_per_memory']:.1f} "
+                        f"per memory), scanned p50 {r['scanned_p50']:.0f} (flat "
+                        f"{r['flat_scanned_p50']:.0f}), routed top-30 recall "
+                        f"{r['routed_recall_at_30']:.3f}")
     return "\n".join(head) + "\n" + format_table(rows, cols)
 
 

@@ -461,7 +461,7 @@ class Memory:
             # Similar memories of the batch go into the same branches (tighter bounds).
             batch, self._bulk_batch = self._bulk_batch, []
             items = [(leaf, tf, rep) for prepared, rep in batch for leaf, tf in prepared]
-            self.semantic.append(self.semantic.encode(leaf for leaf, _, _ in items))
+            self.semantic.append(self.semantic.encode((leaf for leaf, _, _ in items), bulk=True))
             for i in similarity_order([tf.keys() for _, tf, _ in items]):
                 leaf, tf, rep = items[i]
                 self._add_leaves(root, [(leaf, tf)], rep, durable=False)
@@ -521,6 +521,14 @@ class Memory:
                 except (DamagedFileError, NotFoundError):
                     continue
             return self.semantic.rebuild(leaves, everything=everything, progress=progress)
+
+    def rebuild_routing(self) -> dict[str, int]:
+        """Rebuild the semantic routing trees from the vectors on disk (no encoding): the
+        repair of a missing or damaged tree. Returns the rows indexed per domain."""
+        if not self.semantic.active:
+            raise InputError(self.semantic.reason)
+        with self._mutex, self.store.lock.hold():
+            return self.semantic.rebuild_routing()
 
     def _rebuild_locked(self) -> dict[str, Any]:
         facts: list[Fact] = []

@@ -10,6 +10,7 @@ process, created on first use.
 from __future__ import annotations
 
 import importlib.util
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,8 @@ MAX_CHARS = 4000  # longer texts are cut before tokenising (the tail is truncate
 TOKENIZER_REL = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
 
 _lock = threading.Lock()
-_encoder: Encoder | None = None
+_encoders: dict[bool, Encoder] = {}
+BULK_THREADS = 4  # at most this many cores for bulk loads and rebuilds
 
 
 class EncoderError(RuntimeError):
@@ -95,10 +97,14 @@ class Encoder:
         return pooled / np.maximum(norms, 1e-12)
 
 
-def get_encoder() -> Encoder:
-    """The process's encoder (created on first use)."""
-    global _encoder
+def get_encoder(bulk: bool = False) -> Encoder:
+    """The process's encoder (created on first use): one thread for a query or a save,
+    where a second thread costs more than it gains on a few short texts; with ``bulk``
+    (a bulk load, ``rebuild --embeddings``) a second session that uses every core, up to
+    :data:`BULK_THREADS`, kept for the next batch."""
     with _lock:
-        if _encoder is None:
-            _encoder = Encoder()
-        return _encoder
+        enc = _encoders.get(bulk)
+        if enc is None:
+            threads = min(BULK_THREADS, os.cpu_count() or 1) if bulk else 1
+            enc = _encoders[bulk] = Encoder(threads=threads)
+        return enc

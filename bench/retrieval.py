@@ -20,6 +20,9 @@ made between versions of one fact (each version superseded by the next) against 
 ``--semantic`` (needs ``ihmt[semantic]``) loads the store with vectors and asks every query
 a second time with semantic search on: the ``hybrid`` rows beside ``tree`` (BM25-only) and
 ``flat``; half of the single saves then also compute their vector (``hybrid.save_ms``).
+``hybrid.routing`` compares the semantic top 30 through the routing tree with the flat scan
+of every vector (recall, vectors scored), and ``hybrid.flat_scan`` asks every query once more
+with the flat scan (what routing costs in quality).
 """
 
 from __future__ import annotations
@@ -214,6 +217,12 @@ def run(
                 result["hybrid"]["save_ms_p95"] = percentile(hybrid_save_ms, 95)
                 result["hybrid"]["routing"] = _semantic.routing_check(
                     mem, [q.text for q in queries])
+                # The same hybrid with every vector scanned: what the routing tree costs.
+                mem.semantic.vectors.route = False
+                flat_hyb = evaluate(mem, flat, keys, texts, queries, prefix=PREFIX, top_k=top_k,
+                                    budget=budget, label="hybrid, flat vector scan: ")
+                mem.semantic.vectors.route = True
+                result["hybrid"]["flat_scan"] = _semantic.hybrid_summary(flat_hyb.tree)
         result["stemmer"] = stemmer
         flat_summary = summarize(cmp.flat, with_files=False)
         flat_summary["index_s"] = ix.s

@@ -72,6 +72,11 @@ def test_encoder_gives_unit_vectors_and_paraphrases_score_higher() -> None:
     # Batched and single encodings agree (padding does not leak into the mean).
     single = enc.encode(["The build uses Gradle and Java 17"])[0]
     assert float(single @ v[2]) > 0.999
+    # A text repeated in one call is encoded once and returned at each of its places.
+    again = enc.encode(["The build uses Gradle and Java 17", "Nobody objected",
+                        "The build uses Gradle and Java 17"])
+    assert again.shape == (3, DIM) and float(again[0] @ again[2]) > 0.9999
+    assert float(again[0] @ single) > 0.999
 
 
 @needs_extra
@@ -139,6 +144,12 @@ def test_rebuild_embeddings_cli_fills_a_store_saved_without_vectors(tmp_path: Pa
              env={"IHMT_SEMANTIC": "auto"})
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["embeddings"]["vectors"] == len(DOCS)
+    from ihmt.semantic.tree import Tree
+    from ihmt.semantic.vectors import HEADER_LEN, REC
+
+    for f in vec_files(store / "ihmt_memory"):  # every domain got its routing tree
+        meta = Tree(f.parent, f.stem).load_meta()
+        assert meta is not None and meta["indexed"] == (f.stat().st_size - HEADER_LEN) // REC
     r = ihmt("--path", str(store), "search", PARAPHRASE, "--json", env={"IHMT_SEMANTIC": "auto"})
     assert r.returncode == 0, r.stderr
     hits = json.loads(r.stdout)["hits"]
@@ -218,6 +229,8 @@ def test_one_damaged_record_is_skipped_the_rest_used(tmp_path: Path, on: None) -
 WRITER = """
 import sys
 from ihmt import Memory
+import ihmt.semantic.tree as T
+T.CAP, T.BRANCH = 8, 4  # small buckets and nodes: the two writers split them in turn
 m = Memory.open(sys.argv[1])
 for i in range(int(sys.argv[3])):
     m.save(f"writer {sys.argv[2]} note {i}: the nightly job number {i} finished", domain="jobs")
@@ -244,6 +257,17 @@ def test_two_processes_saving_at_once_keep_the_vector_file_consistent(
     assert len(leaves) == 2 * n
     h = m.semantic.health(dict.fromkeys(leaves, ""))
     assert h == {**h, "vectors": 2 * n, "missing": 0, "damaged": {}}
+    # The routing tree both writers grew holds every row of the vector file, once.
+    import numpy as np
+
+    from ihmt.semantic.tree import Tree
+
+    rows = (f.stat().st_size - HEADER_LEN) // REC
+    tree = Tree(f.parent, "jobs")
+    assert tree.load_meta()["indexed"] == rows
+    routed = np.concatenate([tree.bucket(int(b.name[1:])) for b in f.parent.glob("jobs.tree/b*")])
+    assert sorted(routed.tolist()) == list(range(rows))
+    assert tree.depth() >= 3
 
 
 @needs_extra
@@ -261,6 +285,26 @@ def test_mcp_search_returns_the_paraphrase_hit(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------- without it
+def test_units_are_sentences_cut_into_clauses() -> None:
+    from ihmt.semantic.units import MAX_UNITS, query_clauses, units
+
+    text = ("We chose Kafka over RabbitMQ for billing because it keeps ordering per key. "
+            "Nobody objected.")
+    assert units(text) == ["We chose Kafka over RabbitMQ for billing",
+                           "because it keeps ordering per key", "Nobody objected"]
+    assert units("I adopted a small grey cat called Miso in March.") == []  # one unit
+    # Spanish reasons and punctuation cut too; a one-word piece joins the one before.
+    assert units("Elegimos Postgres porque es fiable; sí, claro.") == [
+        "Elegimos Postgres", "porque es fiable sí claro"]
+    long = " ".join(f"Sentence number {i} is here." for i in range(100))
+    assert len(units(long)) <= MAX_UNITS
+    assert " ".join(units(long)).count("Sentence number") == 100  # merged, nothing lost
+    assert query_clauses("which broker did we pick for invoicing, given that it survives "
+                         "an outage?") == ["which broker did we pick for invoicing",
+                                           "given that it survives an outage"]
+    assert query_clauses("what pet do I have") == []
+
+
 def test_off_the_store_works_as_before_and_doctor_says_how(tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch
                                                            ) -> None:
@@ -459,12 +503,20 @@ def test_first_layout_file_is_read_then_converted_by_the_next_save(tmp_path: Pat
     f.write_bytes(V.OLD_HEADER + b"".join(recs))
     fresh = Memory.open(path)
     h = fresh.semantic.health()
-    assert h["old_layout"] == ["general"] and h["vectors"] == len(DOCS)
+    assert h["old_layout"] == {"general": len(leaves)} and h["vectors"] == len(DOCS)
     assert fresh.search(PARAPHRASE, top_k=5).hits[0].id == ids[TARGET]
     new = fresh.save("The release train leaves every second Thursday.").ids[0]
-    assert f.read_bytes()[:8] == V.MAGIC
+    assert f.read_bytes()[:8] == V.MAGIC  # converted, the old vectors kept
     h = Memory.open(path).semantic.health(dict.fromkeys(ids + [new], ""))
-    assert h["old_layout"] == [] and h["missing"] == 0
+    assert h["old_layout"] == {"general": len(leaves)} and h["missing"] == 0
+    assert any("first layout" in n for n in check_store(path)["semantic"]["notes"])
+    # The repair computes the units of the converted memories only.
+    from ihmt.doctor import repair_store
+
+    assert repair_store(path)["embeddings"]["computed"] == len(leaves)
+    h = Memory.open(path).semantic.health(dict.fromkeys(ids + [new], ""))
+    assert h["old_layout"] == {} and h["missing"] == 0
+    assert Memory.open(path).search(PARAPHRASE, top_k=5).hits[0].id == ids[TARGET]
 
 
 @needs_extra

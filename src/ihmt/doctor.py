@@ -253,10 +253,10 @@ def _semantic_report(store: Store, on_disk: dict[str, Path]) -> dict[str, Any]:
     if health["missing"]:
         out["problems"].append(f"{health['missing']} memory(ies) have no semantic vector: run "
                                "'ihmt rebuild --embeddings'")
-    for dom in health.get("old_layout", []):
-        out["notes"].append(f"vector file state/vectors/{dom}.vec has one vector per memory "
-                            "(the first layout): 'ihmt rebuild --embeddings' adds the "
-                            "per-clause vectors that find paraphrases better")
+    for dom, n in sorted(health.get("old_layout", {}).items()):
+        out["notes"].append(f"{n} memory(ies) of {dom} have one vector each (the first "
+                            "layout): 'ihmt doctor --repair' adds the per-clause vectors "
+                            "that find paraphrases better")
     for dom, n in sorted(health.get("unrouted", {}).items()):
         out["notes"].append(f"{n} vector(s) of {dom} are not in its routing tree yet (searches "
                             "scan them one by one; saves catch up): 'ihmt doctor --repair' "

@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from . import status
-from .tree import CATCH_UP
 from . import vectors as _vectors
+from .tree import CATCH_UP
 from .vectors import REC, VectorStore
 
 log = logging.getLogger(__name__)
@@ -187,6 +187,8 @@ class SemanticIndex:
         if not everything:
             for d in self.vectors.domains.values():
                 for leaf_id, j in d.pos.items():
+                    if leaf_id in d.whole_only:
+                        continue  # first layout, no units: encode it again
                     a, k = d.rows(j)
                     k = max(1, min(k, d.n - a))
                     if k == 1 or bool(d.unit[a + 1:a + k].all()):

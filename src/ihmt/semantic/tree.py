@@ -48,9 +48,9 @@ from .encoder import DIM
 log = logging.getLogger(__name__)
 
 BRANCH = 16  # children per internal node
-CAP = 256  # rows per bucket
-BEAM = 8  # nodes kept per level per query vector
-PROBE = 12  # buckets scanned per query vector
+CAP = 128  # rows per bucket
+BEAM = 16  # nodes kept per level per query vector
+PROBE = 48  # buckets scanned per query vector
 CATCH_UP = 20_000  # rows of backlog a save indexes beyond its own
 NODE_MAGIC = b"IHMTVTN1"
 TREE_SUFFIX = ".tree"
@@ -246,27 +246,30 @@ class Tree:
         others; at most ``limit`` rows beyond ``known`` are indexed (None: all). A tree that
         is missing, damaged or of another generation is started anew. Returns the rows
         indexed afterwards."""
-        import numpy as np
-
         known = known or {}
         meta = self.load_meta()
+        meta = dict(meta) if meta is not None else None  # changed in memory until written
         fresh = meta is None or meta["gen"] != str(gen) or int(meta["indexed"]) > end
-        if not fresh:
-            try:
-                self._check(meta)
-            except TreeDamaged as exc:
-                log.warning("routing tree %s damaged (%s): starting it anew", self.dir, exc)
-                fresh = True
         if fresh:
             meta = self._reset(gen)
         assert meta is not None
+        try:
+            return self._insert(meta, end, fetch, known, limit)
+        except TreeDamaged as exc:  # a node on the way down: nothing was written yet
+            log.warning("routing tree %s damaged (%s): starting it anew", self.dir, exc)
+            return self._insert(self._reset(gen), end, fetch, known, limit)
+
+    def _insert(self, meta: dict[str, Any], end: int, fetch: Callable[[Any], Any],
+                known: dict[int, Any], limit: int | None) -> int:
+        import numpy as np
+
+        self._check(meta)
         start = int(meta["indexed"])
         if start >= end:
             return start
         backlog = [r for r in range(start, end) if r not in known]
         if limit is not None and len(backlog) > limit:
-            stop = backlog[limit]  # index in order: the rest waits for the next saves
-            end = stop
+            end = backlog[limit]  # index in order: the rest waits for the next saves
         rows = list(range(start, end))
         need = [r for r in rows if r not in known]
         vec_of: dict[int, Any] = dict(known)

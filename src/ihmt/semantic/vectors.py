@@ -36,7 +36,6 @@ import os
 import struct
 import threading
 import zlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -84,9 +83,10 @@ def read_header(raw: bytes) -> tuple[int, int] | None:
     return None
 
 
-def encode_blocks(ids: list[str], blocks: list[Any]) -> bytes:
+def encode_blocks(ids: list[str], blocks: list[Any], *, whole_only: bool = False) -> bytes:
     """Records for ``ids`` and their blocks (float32 arrays ``(1 + units, DIM)``, the
-    whole-text vector first)."""
+    whole-text vector first). ``whole_only`` flags blocks converted from the first layout,
+    whose units were never computed (``rebuild --embeddings`` computes them)."""
     import numpy as np
 
     parts = []
@@ -97,7 +97,7 @@ def encode_blocks(ids: list[str], blocks: list[Any]) -> bytes:
         half = np.asarray(block, dtype=np.float32).reshape(-1, DIM).astype("<f2")
         n = min(len(half), 256)
         for part in range(n):
-            body = (raw_id.ljust(ID_BYTES, b"\0") + bytes((part, n - 1, 0, 0))
+            body = (raw_id.ljust(ID_BYTES, b"\0") + bytes((part, n - 1, int(whole_only), 0))
                     + half[part].tobytes())
             parts.append(body + struct.pack("<I", zlib.crc32(body)))
     return b"".join(parts)
@@ -125,6 +125,7 @@ class DomainVectors:
     pending: dict[str, Any] = field(default_factory=dict)  # block being read: leaf -> rows
     router: Any = None  # the routing tree's reader (:class:`ihmt.semantic.tree.Tree`)
     _arr: Any = None
+    whole_only: set[str] = field(default_factory=set)  # memories without unit vectors yet
 
     def grow(self, need: int) -> None:
         import numpy as np
@@ -263,9 +264,11 @@ class VectorStore:
             except UnicodeDecodeError:
                 dv.damaged += 1
                 continue
-            part, parts = (int(raw[i, ID_BYTES]), int(raw[i, ID_BYTES + 1])) if rec == REC \
-                else (0, 0)
+            part, parts, flag = (int(raw[i, ID_BYTES]), int(raw[i, ID_BYTES + 1]),
+                                 int(raw[i, ID_BYTES + 2])) if rec == REC else (0, 0, 1)
             self._place(dv, leaf_id, row, part, parts)
+            if part == 0:
+                (dv.whole_only.add if flag else dv.whole_only.discard)(leaf_id)
         dv.n = base + n
         dv.offset += n * rec
         dv.sig = sig if n * rec == whole else None
@@ -321,10 +324,11 @@ class VectorStore:
                 out[dom] = d.damaged
         return out
 
-    def outdated_layout(self) -> list[str]:
-        """Domains whose file still has the first layout (one vector per memory)."""
-        return sorted(dom for dom, d in self.domains.items()
-                      if not d.bad_header and d.rec == OLD_REC and d.n)
+    def outdated_layout(self) -> dict[str, int]:
+        """Per domain, memories whose vectors have the first layout (one vector per
+        memory, no units): a first-layout file, or blocks converted from one."""
+        return {dom: len(d.whole_only) for dom, d in sorted(self.domains.items())
+                if not d.bad_header and d.whole_only}
 
     def similarity(self, leaf_ids: list[str], qmat: Any) -> dict[str, float]:
         """The similarity of the given leaves that have a vector."""
@@ -480,7 +484,7 @@ class VectorStore:
                     continue
                 vecs.append(np.frombuffer(r[ID_BYTES:ID_BYTES + VEC_BYTES], dtype="<f2")
                             .astype(np.float32)[None, :])
-            kept = encode_blocks(ids, vecs)
+            kept = encode_blocks(ids, vecs, whole_only=True)
             log.info("converted %s to the layout with units (%d vectors kept)", path, len(ids))
         elif size:
             log.warning("vector file %s has a damaged header: starting it anew", path)
@@ -516,5 +520,3 @@ def _unique(pairs: list[tuple[str, float]]) -> list[tuple[str, float]]:
             out.append((leaf_id, s))
     return out
 
-
-RowFetcher = Callable[[Any], Any]

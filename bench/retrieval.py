@@ -22,7 +22,9 @@ a second time with semantic search on: the ``hybrid`` rows beside ``tree`` (BM25
 ``flat``; half of the single saves then also compute their vector (``hybrid.save_ms``).
 ``hybrid.routing`` compares the semantic top 30 through the routing tree with the flat scan
 of every vector (recall, vectors scored), and ``hybrid.flat_scan`` asks every query once more
-with the flat scan (what routing costs in quality).
+with the flat scan (what routing costs in quality). ``--store DIR --reuse-store`` asks the
+queries again of a store this harness loaded before with the same memories (query-time
+changes re-measured without the load; the ingest and save figures stay those of that run).
 """
 
 from __future__ import annotations
@@ -125,6 +127,7 @@ def run(
     singles: int = 50,
     stemmer: str = "english",
     semantic: bool = False,
+    reuse: bool = False,
 ) -> dict[str, Any]:
     _semantic.select(semantic)
     memories = read_jsonl(memories_path)
@@ -155,41 +158,45 @@ def run(
                 store_dir = Path(tmp.name) / "ihmt_memory"
             else:
                 store_dir = store
-                if store_dir.exists() and any(store_dir.iterdir()):
+                if not reuse and store_dir.exists() and any(store_dir.iterdir()):
                     raise SystemExit(f"--store {store_dir} is not empty: give a fresh folder")
             mem = open_store(memory_cls, store_dir, stemmer)
             if semantic:
                 _semantic.check(mem)
             stemmer = store_stemmer(mem, stemmer)
-            progress(f"loading {len(memories)} memories into {store_dir}")
-            step = max(1, len(memories) // 10)
-            leaf_to_key: dict[str, str] = {}
-            with Stopwatch() as load:
-                with mem.bulk():
-                    for n, row in enumerate(memories, 1):
-                        for leaf_id in saved_ids(_save(mem, row)):
-                            leaf_to_key[leaf_id] = str(row["id"])
-                        if n % step == 0:
-                            progress(f"  saved {n}/{len(memories)}")
-                with Stopwatch() as fl:
-                    mem.flush()
-            result["ingest_s"] = load.s
-            result["flush_s"] = fl.s
-            save_ms: list[float] = []
             hybrid_save_ms: list[float] = []
-            for n, row in enumerate(extras):
-                # With --semantic, every other single save also computes its vector.
-                on = semantic and n % 2 == 1
-                _semantic.set_active(mem, on)
-                with Stopwatch() as sw:
-                    rep = _save(mem, row)
-                (hybrid_save_ms if on else save_ms).append(sw.ms)
-                leaf_to_key.update((i, str(row["id"])) for i in saved_ids(rep))
-            _semantic.set_active(mem, False)
-            if any("chain" in r for r in memories):
-                result.update(link_scores(memories, _links(mem, leaf_to_key)))
-            result["save_ms_p50"] = percentile(save_ms, 50)
-            result["save_ms_p95"] = percentile(save_ms, 95)
+            if reuse:  # a store this harness loaded before, with the same memories
+                progress(f"reusing {store_dir}: no load and no single saves")
+                result["reused_store"] = True
+            else:
+                progress(f"loading {len(memories)} memories into {store_dir}")
+                step = max(1, len(memories) // 10)
+                leaf_to_key: dict[str, str] = {}
+                with Stopwatch() as load:
+                    with mem.bulk():
+                        for n, row in enumerate(memories, 1):
+                            for leaf_id in saved_ids(_save(mem, row)):
+                                leaf_to_key[leaf_id] = str(row["id"])
+                            if n % step == 0:
+                                progress(f"  saved {n}/{len(memories)}")
+                    with Stopwatch() as fl:
+                        mem.flush()
+                result["ingest_s"] = load.s
+                result["flush_s"] = fl.s
+                save_ms: list[float] = []
+                for n, row in enumerate(extras):
+                    # With --semantic, every other single save also computes its vector.
+                    on = semantic and n % 2 == 1
+                    _semantic.set_active(mem, on)
+                    with Stopwatch() as sw:
+                        rep = _save(mem, row)
+                    (hybrid_save_ms if on else save_ms).append(sw.ms)
+                    leaf_to_key.update((i, str(row["id"])) for i in saved_ids(rep))
+                _semantic.set_active(mem, False)
+                if any("chain" in r for r in memories):
+                    result.update(link_scores(memories, _links(mem, leaf_to_key)))
+                result["save_ms_p50"] = percentile(save_ms, 50)
+                result["save_ms_p95"] = percentile(save_ms, 95)
             result["rss_mb_before_flat"] = rss_mb()
         corpus = memories + extras
         keys = [str(r["id"]) for r in corpus]
@@ -285,8 +292,9 @@ def table(result: dict[str, Any]) -> str:
         head.append(f"tree skipped: {result.get('tree_skipped')}")
     if result.get("hybrid"):
         h = result["hybrid"]
-        head.append(f"hybrid (tree + semantic): single save p50 {h['save_ms_p50']:.1f} ms "
-                    f"p95 {h['save_ms_p95']:.1f} ms, status {h['status_counts']}")
+        saves = (f"single save p50 {h['save_ms_p50']:.1f} ms p95 {h['save_ms_p95']:.1f} ms, "
+                 if h.get("save_ms_p50") is not None else "")
+        head.append(f"hybrid (tree + semantic): {saves}status {h['status_counts']}")
         if h.get("routing"):
             r = h["routing"]
             head.append(f"semantic routing: {r['rows']} vectors ({r['vectors_per_memory']:.1f} "
@@ -309,15 +317,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stemmer", default="english", help="stemmer of the new store")
     ap.add_argument("--semantic", action="store_true",
                     help="also ask every query with semantic search on (needs ihmt[semantic])")
+    ap.add_argument("--reuse-store", action="store_true",
+                    help="ask the queries of a --store this harness already loaded with the "
+                         "same memories (no load, no single saves)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
+    if args.reuse_store and args.store is None:
+        ap.error("--reuse-store needs --store")
     for p in (args.memories, args.queries):
         if not p.exists():
             ap.error(f"{p} does not exist (generate it with python -m bench.synthetic)")
     result = run(
         args.memories, args.queries, budget=args.budget, store=args.store,
         limit_queries=args.limit_queries, top_k=args.top_k, singles=args.singles,
-        stemmer=args.stemmer, semantic=args.semantic,
+        stemmer=args.stemmer, semantic=args.semantic, reuse=args.reuse_store,
     )  # fmt: skip
     emit(result, args.json, table)
     return 0

@@ -185,14 +185,17 @@ class SemanticIndex:
         self.vectors.refresh()
         old: dict[str, Any] = {}
         if not everything:
-            for d in self.vectors.domains.values():
+            for dom, d in self.vectors.domains.items():
+                if d.rec != REC:
+                    continue
                 for leaf_id, j in d.pos.items():
                     if leaf_id in d.whole_only:
                         continue  # first layout, no units: encode it again
                     a, k = d.rows(j)
                     k = max(1, min(k, d.n - a))
                     if k == 1 or bool(d.unit[a + 1:a + k].all()):
-                        old[leaf_id] = d.mat[a:a + k].astype(np.float32)
+                        old[leaf_id] = self.vectors.block_rows(dom, np.arange(a, a + k),
+                                                               exact=True)
         todo = [lf for lf in leaves if lf.id not in old]
         fresh: dict[str, Any] = {}
         done = 0
@@ -232,7 +235,7 @@ class SemanticIndex:
                 continue
             remove_tree(self.vectors.dir, dom)
             self._trees.pop(dom, None)
-            known = dict(enumerate(d.mat[:d.n].astype("float32")))
+            known = dict(enumerate(d.vectors(slice(0, d.n))))
             self._route(dom, d.gen, d.n, known, limit=None)
             out[dom] = d.n
         return out

@@ -49,8 +49,8 @@ log = logging.getLogger(__name__)
 
 BRANCH = 16  # children per internal node
 CAP = 128  # rows per bucket
-BEAM = 16  # nodes kept per level per query vector
-PROBE = 48  # buckets scanned per query vector
+BEAM = 64  # nodes kept per level per query vector
+PROBE = 64  # buckets scanned per query vector
 CATCH_UP = 20_000  # rows of backlog a save indexes beyond its own
 NODE_MAGIC = b"IHMTVTN1"
 TREE_SUFFIX = ".tree"
@@ -73,6 +73,14 @@ class Node:
         import numpy as np
 
         return self.sums / np.maximum(np.linalg.norm(self.sums, axis=1, keepdims=True), 1e-12)
+
+    def directions(self) -> Any:
+        """:meth:`centroids`, computed once: a node read from disk is never changed (a
+        writer changes copies)."""
+        got = self.__dict__.get("_dirs")
+        if got is None:
+            got = self.__dict__["_dirs"] = self.centroids()
+        return got
 
     def to_bytes(self) -> bytes:
         import numpy as np
@@ -213,7 +221,7 @@ class Tree:
                 nd = self.node(nid)
                 ids.extend(nd.ids)
                 inner.extend(nd.internal)
-                scores.append(nd.centroids() @ q)
+                scores.append(nd.directions() @ q)
                 self.centroids_scored += len(nd.ids)
             s = np.concatenate(scores) if scores else np.zeros(0)
             order = np.argsort(-s)

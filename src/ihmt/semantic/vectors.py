@@ -12,7 +12,7 @@ A memory is one block of ``parts + 1`` consecutive records: part 0 is the whole 
 A save appends the blocks of its new leaves with one ``write`` under the store's write
 lock: the file is never rewritten by a save (a file of the first layout, ``IHMTVEC1``, one
 vector per memory, is read as it is and converted once by the first save that appends to
-it). Readers hold every domain's vectors in memory as float16, read a file once, and
+it). Readers hold every domain's vectors in memory (int8 with a scale per row), read a file once, and
 afterwards only what was appended (an ``(inode, size)`` signature says when; a new inode
 means ``ihmt rebuild --embeddings`` replaced it). A record whose checksum fails is skipped
 and counted; a torn tail left by a crash is cut off by the next writer before it appends.
@@ -107,7 +107,8 @@ def encode_blocks(ids: list[str], blocks: list[Any], *, whole_only: bool = False
 class DomainVectors:
     """The vectors of one domain held in memory, grown as the file grows."""
 
-    mat: Any = None  # float16 (capacity, DIM); rows [:n] are the file's records in order
+    mat: Any = None  # int8 (capacity, DIM); rows [:n] are the file's records in order
+    scale: Any = None  # float32 per row: a row's vector is ``mat[row] * scale[row]``
     n: int = 0
     owner: Any = None  # int32 per row: index into ``leaves``, -1 for a row not to use
     unit: Any = None  # bool per row: the row is a unit (or the only row) of its memory
@@ -133,14 +134,41 @@ class DomainVectors:
         if self.mat is not None and self.mat.shape[0] >= need:
             return
         cap = max(need, 2 * (0 if self.mat is None else self.mat.shape[0]), 256)
-        mat = np.zeros((cap, DIM), dtype=np.float16)
+        mat = np.zeros((cap, DIM), dtype=np.int8)
+        scale = np.zeros(cap, dtype=np.float32)
         owner = np.full(cap, -1, dtype=np.int32)
         unit = np.zeros(cap, dtype=bool)
         if self.mat is not None:
             mat[:self.n] = self.mat[:self.n]
+            scale[:self.n] = self.scale[:self.n]
             owner[:self.n] = self.owner[:self.n]
             unit[:self.n] = self.unit[:self.n]
-        self.mat, self.owner, self.unit = mat, owner, unit
+        self.mat, self.scale, self.owner, self.unit = mat, scale, owner, unit
+
+    def put(self, at: int, vecs: Any) -> None:
+        """Store float vectors from row ``at`` on, as int8 with one scale per row: a
+        quarter of float32's memory, and int8 converts to float32 several times faster
+        than float16 when rows are scanned (the cosine moves by about 0.003)."""
+        import numpy as np
+
+        v = np.asarray(vecs, dtype=np.float32)
+        sc = np.maximum(np.abs(v).max(axis=1), 1e-12) / 127.0
+        self.mat[at:at + len(v)] = np.rint(v / sc[:, None]).astype(np.int8)
+        self.scale[at:at + len(v)] = sc
+
+    def vectors(self, rows: Any) -> Any:
+        """float32 vectors of ``rows``."""
+        import numpy as np
+
+        return self.mat[rows].astype(np.float32) * self.scale[rows, None]
+
+    def sims(self, rows: Any, qmat: Any) -> Any:
+        """Cosine of ``rows`` (None: all) with every query vector: (rows, query vectors)."""
+        import numpy as np
+
+        if rows is None:
+            rows = slice(0, self.n)
+        return (self.mat[rows].astype(np.float32) @ qmat.T) * self.scale[rows, None]
 
     def rows(self, leaf_index: int) -> tuple[int, int]:
         return self.start[leaf_index], self.span[leaf_index]
@@ -169,7 +197,7 @@ class DomainVectors:
         spans = np.maximum(1, np.minimum(span[cand], self.n - starts))
         bounds = np.cumsum(spans) - spans
         rows = np.arange(int(spans.sum())) - np.repeat(bounds, spans) + np.repeat(starts, spans)
-        sims = self.mat[rows].astype(np.float32) @ qmat.T  # (rows, 1 + clauses)
+        sims = self.sims(rows, qmat)  # (rows, 1 + clauses)
         whole = sims[bounds, 0]
         usable = self.unit[rows] & (self.owner[rows] == np.repeat(cand, spans))
         clause = sims[:, 1:] if qmat.shape[0] > 1 else sims[:, :1]
@@ -253,7 +281,7 @@ class VectorStore:
         vecs = raw[:, vec_at:vec_at + VEC_BYTES].copy().view("<f2")
         base = dv.n
         dv.grow(base + n)
-        dv.mat[base:base + n] = vecs
+        dv.put(base, vecs.astype(np.float32))
         for i in range(n):
             row = base + i
             if not crc_ok[i]:
@@ -353,11 +381,9 @@ class VectorStore:
                 if not d.leaves:
                     continue
                 rows = self._candidate_rows(dom, d, qmat)
+                sims = d.sims(rows, qmat)
                 if rows is None:
-                    sims = d.mat[:d.n].astype(np.float32) @ qmat.T
                     rows = np.arange(d.n)
-                else:
-                    sims = d.mat[rows].astype(np.float32) @ qmat.T
                 self.scanned += len(rows)
                 keep = min(len(rows), n * ROWS_PER_VECTOR)
                 if not keep:
@@ -402,15 +428,16 @@ class VectorStore:
             rows = np.concatenate([rows, np.arange(indexed, d.n)])
         return np.unique(rows)
 
-    def block_rows(self, dom: str, rows: Any) -> Any:
+    def block_rows(self, dom: str, rows: Any, exact: bool = False) -> Any:
         """float32 vectors of the given rows of one domain (from memory when this process
-        has read them, else read from the file)."""
+        has read them, else, or with ``exact``, the float16 values of the file)."""
         import numpy as np
 
         rows = np.asarray(rows, dtype=np.int64)
         d = self.domains.get(dom)
-        if d is not None and d.rec == REC and len(rows) and int(rows.max()) < d.n:
-            return d.mat[rows].astype(np.float32)
+        if (not exact and d is not None and d.rec == REC and len(rows)
+                and int(rows.max()) < d.n):
+            return d.vectors(rows)
         out = np.zeros((len(rows), DIM), dtype=np.float32)
         path = self.dir / f"{dom}{SUFFIX}"
         try:

@@ -168,6 +168,7 @@ def run(
             if reuse:  # a store this harness loaded before, with the same memories
                 progress(f"reusing {store_dir}: no load and no single saves")
                 result["reused_store"] = True
+                _semantic.set_active(mem, False)  # the first pass is BM25-only
             else:
                 progress(f"loading {len(memories)} memories into {store_dir}")
                 step = max(1, len(memories) // 10)

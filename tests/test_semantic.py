@@ -547,3 +547,19 @@ def test_tree_rebuild_keeps_the_vectors(tmp_path: Path, on: None) -> None:
     m.rebuild()
     assert {p.name: p.read_bytes() for p in vec_files(m.path)} == before
     assert Memory.open(tmp_path / "s").search(PARAPHRASE, top_k=5).hits[0].id == ids[TARGET]
+
+
+@needs_extra
+def test_routing_bench_reports_scanned_vectors_and_recall(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    from bench import routing
+    from ihmt.semantic import tree as T
+    from ihmt.semantic import vectors as V
+
+    monkeypatch.setattr(V, "ROUTE_MIN", 500)
+    monkeypatch.setattr(T, "PROBE", 4)
+    r = routing.run_size(3000, 10)
+    assert r["n"] == 3000 and r["depth"] >= 2 and r["buckets"] > 4
+    assert 0 < r["scanned_p50"] < 3000 and 0.0 <= r["recall_at_30"] <= 1.0
+    assert "recall_at_30" in routing.table({"branch": 16, "cap": 128, "beam": 64, "probe": 4,
+                                            "sizes": [r]})

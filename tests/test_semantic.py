@@ -553,6 +553,7 @@ def test_tree_rebuild_keeps_the_vectors(tmp_path: Path, on: None) -> None:
 def test_routing_bench_reports_scanned_vectors_and_recall(monkeypatch: pytest.MonkeyPatch
                                                           ) -> None:
     from bench import routing
+
     from ihmt.semantic import tree as T
     from ihmt.semantic import vectors as V
 

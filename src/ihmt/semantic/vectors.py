@@ -166,8 +166,12 @@ class DomainVectors:
         """Cosine of ``rows`` (None: all) with every query vector: (rows, query vectors)."""
         import numpy as np
 
-        if rows is None:
-            rows = slice(0, self.n)
+        if rows is None:  # every row, in slices: never a float32 copy of the whole domain
+            out = np.empty((self.n, qmat.shape[0]), dtype=np.float32)
+            for a in range(0, self.n, 16384):
+                b = min(self.n, a + 16384)
+                out[a:b] = (self.mat[a:b].astype(np.float32) @ qmat.T) * self.scale[a:b, None]
+            return out
         return (self.mat[rows].astype(np.float32) @ qmat.T) * self.scale[rows, None]
 
     def rows(self, leaf_index: int) -> tuple[int, int]:

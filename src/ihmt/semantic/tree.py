@@ -14,8 +14,10 @@ Every bucket is at the same depth. A save inserts its new rows one by one: down 
 closest child at each level (cosine to the child's vector sum), into a bucket; a bucket
 over :data:`CAP` splits in two (2-means on its rows' vectors, read from the vector file),
 a node over :data:`BRANCH` children splits the same way, and a split root gets a new root
-above it, as in a B-tree. So a save reads and rewrites only the files on its path (and
-appends to one bucket): its cost grows with the depth, not with the store.
+above it, as in a B-tree. A child's sum is set when it is made by a split (an IVF's fixed
+centroids, refreshed at every split), so a save reads the nodes on its path, appends to one
+bucket and rewrites ``root.json``, plus the few files a split changes: its cost grows with
+the depth, not with the store.
 
 A query keeps the :data:`BEAM` closest nodes per level for each of its vectors and scans
 the rows of the :data:`PROBE` closest buckets: ``depth x BEAM x BRANCH`` centroids and
@@ -373,13 +375,14 @@ class _Writer:
         path: list[tuple[int, int]] = []  # (internal node, child position)
         nid, internal = int(self.meta["root"]), bool(self.meta["internal"])
         while internal:
-            nd = self._node(nid)
-            i = int(np.argmax(self.cents[nid] @ v))
+            # A child's vector sum is the one its last split gave it: a save that only adds
+            # a row to a bucket writes that bucket and root.json, no node (the direction of
+            # a subtree barely moves between two of its splits).
+            changed = self.nodes.get(nid)
+            nd = changed if changed is not None else self.t.node(nid)
+            dirs = self.cents[nid] if changed is not None else nd.directions()
+            i = int(np.argmax(dirs @ v))
             path.append((nid, i))
-            nd.counts[i] += 1
-            nd.sums[i] += v
-            s = nd.sums[i]
-            self.cents[nid][i] = s / max(float(np.linalg.norm(s)), 1e-12)
             nid, internal = nd.ids[i], nd.internal[i]
         rows = self._rows(nid)
         rows.append(row)

@@ -59,6 +59,7 @@ SUFFIX = ".vec"
 W_WHOLE = 0.5  # weight of the whole-text similarity (the rest: clauses answered by units)
 ROUTE_MIN = 4096  # rows in a domain from which search goes through the routing tree
 ROWS_PER_VECTOR = 4  # candidate rows kept per query vector per wanted memory
+READ_CHUNK = 16384  # records read and converted at a time
 
 
 def vectors_dir(state_dir: Path) -> Path:
@@ -236,7 +237,6 @@ class VectorStore:
                 self._refresh_domain(dom)
 
     def _refresh_domain(self, dom: str) -> None:
-        import numpy as np
 
         path = self.dir / f"{dom}{SUFFIX}"
         try:
@@ -262,30 +262,43 @@ class VectorStore:
                     dv.rec, dv.gen = head
                     dv.offset = HEADER_LEN if dv.rec == REC else len(OLD_HEADER)
                 fh.seek(dv.offset)
-                whole = (st.st_size - dv.offset) // dv.rec * dv.rec
-                data = fh.read(whole)
+                total = (st.st_size - dv.offset) // dv.rec
+                dv.grow(dv.n + total)
+                done = 0
+                while done < total:
+                    # In slices: a 50,000-memory file is 230 MB, and converting it whole
+                    # took 1.7 GB at its peak.
+                    k = min(READ_CHUNK, total - done)
+                    data = fh.read(k * dv.rec)
+                    if len(data) < k * dv.rec:
+                        return
+                    last = done + k == total
+                    used = self._consume(dv, data, k, last)
+                    done += used
+                    if used < k:
+                        break
         except OSError:
             return
+        dv.sig = sig if done == total else None
+
+    def _consume(self, dv: DomainVectors, data: bytes, n: int, last: bool) -> int:
+        """Place ``n`` records read from the file; returns how many were consumed (a last
+        record whose checksum fails may be a write still under way: left for later)."""
+        import numpy as np
+
         rec = dv.rec
-        n = len(data) // rec
-        if not n:
-            dv.sig = sig
-            return
         raw = np.frombuffer(data, dtype=np.uint8).reshape(n, rec)
-        body = raw[:, :-4]
-        crc_ok = np.fromiter((zlib.crc32(body[i].tobytes()) for i in range(n)), dtype=np.uint32,
-                             count=n) == raw[:, -4:].copy().view("<u4")[:, 0]
-        if not crc_ok[-1] and n:
-            n -= 1  # maybe a write still under way: look again next time
-            crc_ok = crc_ok[:n]
-            raw = raw[:n]
+        crc_ok = np.fromiter((zlib.crc32(data[i * rec:(i + 1) * rec - 4]) for i in range(n)),
+                             dtype=np.uint32, count=n) == raw[:, -4:].copy().view("<u4")[:, 0]
+        if last and not crc_ok[-1]:
+            n -= 1
+            crc_ok, raw = crc_ok[:n], raw[:n]
         if not n:
-            return
+            return 0
         vec_at = ID_BYTES + (META if rec == REC else 0)
-        vecs = raw[:, vec_at:vec_at + VEC_BYTES].copy().view("<f2")
         base = dv.n
         dv.grow(base + n)
-        dv.put(base, vecs.astype(np.float32))
+        dv.put(base, raw[:, vec_at:vec_at + VEC_BYTES].copy().view("<f2").astype(np.float32))
         for i in range(n):
             row = base + i
             if not crc_ok[i]:
@@ -303,7 +316,7 @@ class VectorStore:
                 (dv.whole_only.add if flag else dv.whole_only.discard)(leaf_id)
         dv.n = base + n
         dv.offset += n * rec
-        dv.sig = sig if n * rec == whole else None
+        return n
 
     @staticmethod
     def _place(dv: DomainVectors, leaf_id: str, row: int, part: int, parts: int) -> None:

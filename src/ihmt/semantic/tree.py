@@ -5,8 +5,9 @@ Derived data beside the vector file, in ``state/vectors/<domain>.tree/``:
 
 - ``root.json``: the vector file's generation, the root node, the next node id, how many
   rows of the vector file are indexed, and a write counter;
-- ``i<id>``: an internal node: per child its id, whether it is internal, how many rows lie
-  below it and their vector sum (float32), with a CRC-32; at most :data:`BRANCH` children;
+- ``i<id>``: an internal node: per child its id, whether it is internal, how many rows lay
+  below it and their vector sum (float32) when a split last made or changed that child,
+  with a CRC-32; at most :data:`BRANCH` children;
 - ``b<id>``: a bucket: the row numbers (u32) of the vector file routed to it, appended to;
   at most :data:`CAP` rows.
 

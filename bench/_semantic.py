@@ -41,3 +41,43 @@ def hybrid_summary(outcomes: list[Outcome], group: str = "by_kind") -> dict[str,
         statuses[str(o.status)] = statuses.get(str(o.status), 0) + 1
     out["status_counts"] = statuses
     return out
+
+
+def routing_check(mem: Any, queries: list[str], k: int = 30) -> dict[str, Any]:
+    """The semantic top-``k`` through the routing tree against the flat scan of every
+    vector, for the same queries and store: recall of the flat top-``k``, and the vectors
+    each scored (rows plus centroids) and its time."""
+    import time
+
+    from bench._common import percentile
+
+    vs = mem.semantic.vectors
+    vs.refresh()
+    recall: list[float] = []
+    scanned: list[float] = []
+    flat_scanned: list[float] = []
+    routed_ms: list[float] = []
+    flat_ms: list[float] = []
+    for text in queries:
+        q = mem.semantic.query_matrix(text)
+        vs.route = True
+        t0 = time.perf_counter()
+        got = vs.top(q, k, -1.0)
+        routed_ms.append((time.perf_counter() - t0) * 1000)
+        scanned.append(float(vs.scanned))
+        vs.route = False
+        t0 = time.perf_counter()
+        flat = vs.top(q, k, -1.0)
+        flat_ms.append((time.perf_counter() - t0) * 1000)
+        flat_scanned.append(float(vs.scanned))
+        vs.route = True
+        recall.append(len({i for i, _ in got} & {i for i, _ in flat}) / max(1, len(flat)))
+    return {
+        "rows": vs.rows(),
+        "vectors_per_memory": vs.rows() / max(1, vs.count()),
+        "routed_recall_at_30": sum(recall) / max(1, len(recall)),
+        "scanned_p50": percentile(scanned, 50),
+        "flat_scanned_p50": percentile(flat_scanned, 50),
+        "routed_ms_p50": percentile(routed_ms, 50),
+        "flat_ms_p50": percentile(flat_ms, 50),
+    }

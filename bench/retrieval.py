@@ -21,6 +21,11 @@ made between versions of one fact (each version superseded by the next) against 
 ``--semantic`` (needs ``ihmt[semantic]``) loads the store with vectors and asks every query
 a second time with semantic search on: the ``hybrid`` rows beside ``tree`` (BM25-only) and
 ``flat``; half of the single saves then also compute their vector (``hybrid.save_ms``).
+``hybrid.routing`` compares the semantic top 30 through the routing tree with the flat scan
+of every vector (recall, vectors scored), and ``hybrid.flat_scan`` asks every query once more
+with the flat scan (what routing costs in quality). ``--store DIR --reuse-store`` asks the
+queries again of a store this harness loaded before with the same memories (query-time
+changes re-measured without the load; the ingest and save figures stay those of that run).
 """
 
 from __future__ import annotations
@@ -126,6 +131,7 @@ def run(
     semantic: bool = False,
     branch_factor: int | None = None,
     one_by_one: bool = False,
+    reuse: bool = False,
 ) -> dict[str, Any]:
     _semantic.select(semantic)
     memories = read_jsonl(memories_path)
@@ -157,42 +163,47 @@ def run(
                 store_dir = Path(tmp.name) / "ihmt_memory"
             else:
                 store_dir = store
-                if store_dir.exists() and any(store_dir.iterdir()):
+                if not reuse and store_dir.exists() and any(store_dir.iterdir()):
                     raise SystemExit(f"--store {store_dir} is not empty: give a fresh folder")
             mem = open_store(memory_cls, store_dir, stemmer, branch_factor)
             result["branch_factor"] = int(getattr(mem.config, "branch_factor", 0) or 0)
             if semantic:
                 _semantic.check(mem)
             stemmer = store_stemmer(mem, stemmer)
-            progress(f"loading {len(memories)} memories into {store_dir}")
-            step = max(1, len(memories) // 10)
-            leaf_to_key: dict[str, str] = {}
-            with Stopwatch() as load:
-                with mem.bulk() if not one_by_one else contextlib.nullcontext():
-                    for n, row in enumerate(memories, 1):
-                        for leaf_id in saved_ids(_save(mem, row)):
-                            leaf_to_key[leaf_id] = str(row["id"])
-                        if n % step == 0:
-                            progress(f"  saved {n}/{len(memories)}")
-                with Stopwatch() as fl:
-                    mem.flush()
-            result["ingest_s"] = load.s
-            result["flush_s"] = fl.s
-            save_ms: list[float] = []
             hybrid_save_ms: list[float] = []
-            for n, row in enumerate(extras):
-                # With --semantic, every other single save also computes its vector.
-                on = semantic and n % 2 == 1
-                _semantic.set_active(mem, on)
-                with Stopwatch() as sw:
-                    rep = _save(mem, row)
-                (hybrid_save_ms if on else save_ms).append(sw.ms)
-                leaf_to_key.update((i, str(row["id"])) for i in saved_ids(rep))
-            _semantic.set_active(mem, False)
-            if any("chain" in r for r in memories):
-                result.update(link_scores(memories, _links(mem, leaf_to_key)))
-            result["save_ms_p50"] = percentile(save_ms, 50)
-            result["save_ms_p95"] = percentile(save_ms, 95)
+            if reuse:  # a store this harness loaded before, with the same memories
+                progress(f"reusing {store_dir}: no load and no single saves")
+                result["reused_store"] = True
+                _semantic.set_active(mem, False)  # the first pass is BM25-only
+            else:
+                progress(f"loading {len(memories)} memories into {store_dir}")
+                step = max(1, len(memories) // 10)
+                leaf_to_key: dict[str, str] = {}
+                with Stopwatch() as load:
+                    with mem.bulk() if not one_by_one else contextlib.nullcontext():
+                        for n, row in enumerate(memories, 1):
+                            for leaf_id in saved_ids(_save(mem, row)):
+                                leaf_to_key[leaf_id] = str(row["id"])
+                            if n % step == 0:
+                                progress(f"  saved {n}/{len(memories)}")
+                    with Stopwatch() as fl:
+                        mem.flush()
+                result["ingest_s"] = load.s
+                result["flush_s"] = fl.s
+                save_ms: list[float] = []
+                for n, row in enumerate(extras):
+                    # With --semantic, every other single save also computes its vector.
+                    on = semantic and n % 2 == 1
+                    _semantic.set_active(mem, on)
+                    with Stopwatch() as sw:
+                        rep = _save(mem, row)
+                    (hybrid_save_ms if on else save_ms).append(sw.ms)
+                    leaf_to_key.update((i, str(row["id"])) for i in saved_ids(rep))
+                _semantic.set_active(mem, False)
+                if any("chain" in r for r in memories):
+                    result.update(link_scores(memories, _links(mem, leaf_to_key)))
+                result["save_ms_p50"] = percentile(save_ms, 50)
+                result["save_ms_p95"] = percentile(save_ms, 95)
             result["rss_mb_before_flat"] = rss_mb()
         corpus = memories + extras
         keys = [str(r["id"]) for r in corpus]
@@ -218,6 +229,14 @@ def run(
                 result["hybrid"]["search_ms_warm_p50"] = percentile(hyb.warm_ms, 50)
                 result["hybrid"]["save_ms_p50"] = percentile(hybrid_save_ms, 50)
                 result["hybrid"]["save_ms_p95"] = percentile(hybrid_save_ms, 95)
+                result["hybrid"]["routing"] = _semantic.routing_check(
+                    mem, [q.text for q in queries])
+                # The same hybrid with every vector scanned: what the routing tree costs.
+                mem.semantic.vectors.route = False
+                flat_hyb = evaluate(mem, flat, keys, texts, queries, prefix=PREFIX, top_k=top_k,
+                                    budget=budget, label="hybrid, flat vector scan: ")
+                mem.semantic.vectors.route = True
+                result["hybrid"]["flat_scan"] = _semantic.hybrid_summary(flat_hyb.tree)
         result["stemmer"] = stemmer
         flat_summary = summarize(cmp.flat, with_files=False)
         flat_summary["index_s"] = ix.s
@@ -280,8 +299,15 @@ def table(result: dict[str, Any]) -> str:
         head.append(f"tree skipped: {result.get('tree_skipped')}")
     if result.get("hybrid"):
         h = result["hybrid"]
-        head.append(f"hybrid (tree + semantic): single save p50 {h['save_ms_p50']:.1f} ms "
-                    f"p95 {h['save_ms_p95']:.1f} ms, status {h['status_counts']}")
+        saves = (f"single save p50 {h['save_ms_p50']:.1f} ms p95 {h['save_ms_p95']:.1f} ms, "
+                 if h.get("save_ms_p50") is not None else "")
+        head.append(f"hybrid (tree + semantic): {saves}status {h['status_counts']}")
+        if h.get("routing"):
+            r = h["routing"]
+            head.append(f"semantic routing: {r['rows']} vectors ({r['vectors_per_memory']:.1f} "
+                        f"per memory), scanned p50 {r['scanned_p50']:.0f} (flat "
+                        f"{r['flat_scanned_p50']:.0f}), routed top-30 recall "
+                        f"{r['routed_recall_at_30']:.3f}")
     return "\n".join(head) + "\n" + format_table(rows, cols)
 
 
@@ -303,8 +329,13 @@ def main(argv: list[str] | None = None) -> int:
                          "(a store grown the way an agent grows it)")
     ap.add_argument("--semantic", action="store_true",
                     help="also ask every query with semantic search on (needs ihmt[semantic])")
+    ap.add_argument("--reuse-store", action="store_true",
+                    help="ask the queries of a --store this harness already loaded with the "
+                         "same memories (no load, no single saves)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
+    if args.reuse_store and args.store is None:
+        ap.error("--reuse-store needs --store")
     for p in (args.memories, args.queries):
         if not p.exists():
             ap.error(f"{p} does not exist (generate it with python -m bench.synthetic)")
@@ -312,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
         args.memories, args.queries, budget=args.budget, store=args.store,
         limit_queries=args.limit_queries, top_k=args.top_k, singles=args.singles,
         stemmer=args.stemmer, semantic=args.semantic, branch_factor=args.branch_factor,
-        one_by_one=args.one_by_one,
+        one_by_one=args.one_by_one, reuse=args.reuse_store,
     )  # fmt: skip
     emit(result, args.json, table)
     return 0

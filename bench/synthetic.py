@@ -191,6 +191,13 @@ REASONS_ES = [
     "cumple lo que pidió el equipo de seguridad",
     "funciona sin conexión en los portátiles",
 ]  # fmt: skip
+# Spanish reasons that translate an English one (a paraphrase query built from the English
+# reason is answered by either).
+REASON_ES_AS_EN = {
+    REASONS_ES[0]: REASONS[0], REASONS_ES[1]: REASONS[1], REASONS_ES[2]: REASONS[2],
+    REASONS_ES[3]: REASONS[3], REASONS_ES[4]: REASONS[4], REASONS_ES[6]: REASONS[6],
+    REASONS_ES[7]: REASONS[10], REASONS_ES[9]: REASONS[18],
+}
 ENVS = ["staging", "production", "dev", "QA", "sandbox", "preprod"]
 REGIONS = ["eu", "us", "ap", "sa", "euw", "use", "apse", "me"]
 HOST_ROLES = ["db", "api", "cache", "worker", "kafka", "es", "gw", "batch", "redis", "vault",
@@ -517,13 +524,22 @@ class _Generator:
         date = self.day()
         idents: list[str] = []
         if self.chance(SPANISH_SHARE):
-            s = self.pick([
-                f"Elegimos {a} en lugar de {b} para el servicio de {svc} porque "
-                f"{self.pick(REASONS_ES)}.",
-                f"Decisión del {self.spoken(date, True)}: {a} y no {b} en {svc}; "
-                f"motivo principal: {self.pick(REASONS_ES)}.",
-            ])  # fmt: skip
-            return self.finish("decision", [s], self.iso(date), idents, [], True)
+            # Same random draws, in the same order, as when both texts were built inline.
+            r1 = self.pick(REASONS_ES)
+            spoken = self.spoken(date, True)
+            r2 = self.pick(REASONS_ES)
+            texts = [
+                f"Elegimos {a} en lugar de {b} para el servicio de {svc} porque {r1}.",
+                f"Decisión del {spoken}: {a} y no {b} en {svc}; motivo principal: {r2}.",
+            ]  # fmt: skip
+            s = self.pick(texts)
+            mem = self.finish("decision", [s], self.iso(date), idents, [], True)
+            # A Spanish decision whose reason translates an English one answers the same
+            # paraphrase question as the English decision: the same key, so that neither
+            # is chosen as the single target of a paraphrase query.
+            why = r1 if s == texts[0] else r2
+            mem.para_key = f"decision:{cat}:{svc}:{REASON_ES_AS_EN.get(why, why)}"
+            return mem
         reason = self.pick(REASONS)
         form = self.rng.randrange(5)
         if form == 0:

@@ -72,22 +72,30 @@ def test_encoder_gives_unit_vectors_and_paraphrases_score_higher() -> None:
     # Batched and single encodings agree (padding does not leak into the mean).
     single = enc.encode(["The build uses Gradle and Java 17"])[0]
     assert float(single @ v[2]) > 0.999
+    # A text repeated in one call is encoded once and returned at each of its places.
+    again = enc.encode(["The build uses Gradle and Java 17", "Nobody objected",
+                        "The build uses Gradle and Java 17"])
+    assert again.shape == (3, DIM) and float(again[0] @ again[2]) > 0.9999
+    assert float(again[0] @ single) > 0.999
 
 
 @needs_extra
 def test_vectors_are_appended_at_save_never_rewritten(tmp_path: Path, on: None) -> None:
-    from ihmt.semantic.vectors import HEADER, REC
+    from ihmt.semantic.vectors import HEADER_LEN, REC
 
     m = Memory.open(tmp_path / "s", create=True)
-    m.save("The staging host is db-eu-7.", domain="ops")
+    m.save("The staging host is db-eu-7.", domain="ops")  # one clause: one record
     f = m.path / "state" / "vectors" / "ops.vec"
     ino, size = f.stat().st_ino, f.stat().st_size
-    assert size == len(HEADER) + REC
+    assert size == HEADER_LEN + REC
     m.save("The staging host runs Postgres 16.", domain="ops")
     assert f.stat().st_ino == ino  # appended in place
-    assert f.stat().st_size == len(HEADER) + 2 * REC
+    assert f.stat().st_size == HEADER_LEN + 2 * REC
     m.save("The staging host is db-eu-7.", domain="ops")  # a duplicate adds nothing
-    assert f.stat().st_size == len(HEADER) + 2 * REC
+    assert f.stat().st_size == HEADER_LEN + 2 * REC
+    # Two sentences: the whole text and one record per unit, in one block.
+    m.save("Backups run at night. They go to the cold bucket, never to staging.", domain="ops")
+    assert f.stat().st_size == HEADER_LEN + (2 + 1 + 3) * REC
     assert oct(f.stat().st_mode & 0o777) == "0o600"
 
 
@@ -136,6 +144,12 @@ def test_rebuild_embeddings_cli_fills_a_store_saved_without_vectors(tmp_path: Pa
              env={"IHMT_SEMANTIC": "auto"})
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["embeddings"]["vectors"] == len(DOCS)
+    from ihmt.semantic.tree import Tree
+    from ihmt.semantic.vectors import HEADER_LEN, REC
+
+    for f in vec_files(store / "ihmt_memory"):  # every domain got its routing tree
+        meta = Tree(f.parent, f.stem).load_meta()
+        assert meta is not None and meta["indexed"] == (f.stat().st_size - HEADER_LEN) // REC
     r = ihmt("--path", str(store), "search", PARAPHRASE, "--json", env={"IHMT_SEMANTIC": "auto"})
     assert r.returncode == 0, r.stderr
     hits = json.loads(r.stdout)["hits"]
@@ -148,23 +162,26 @@ def test_rebuild_embeddings_cli_fills_a_store_saved_without_vectors(tmp_path: Pa
 @needs_extra
 def test_damaged_or_truncated_vector_file_never_stops_search_or_save(
         tmp_path: Path, on: None) -> None:
-    from ihmt.semantic.vectors import HEADER, REC
+    from ihmt.semantic.units import units
+    from ihmt.semantic.vectors import HEADER_LEN, REC
 
     path = tmp_path / "s"
     m, ids = fill(path)
     files = vec_files(m.path)
     # Truncate one file in the middle of a record (a crash mid-append).
     f = files[0]
-    n_before = (f.stat().st_size - len(HEADER)) // REC
+    n_before = (f.stat().st_size - HEADER_LEN) // REC
     with open(f, "r+b") as fh:
         fh.truncate(f.stat().st_size - REC // 2)
     fresh = Memory.open(path)
     assert fresh.search("why postgres for billing", top_k=3).hits
     # The next save cuts the torn tail off and appends aligned records.
     dom = f.stem
-    fresh.save("Another note filed in the same place, about backups on Sundays.", domain=dom)
-    assert (f.stat().st_size - len(HEADER)) % REC == 0
-    assert (f.stat().st_size - len(HEADER)) // REC == n_before  # lost one, added one
+    note = "Another note filed in the same place, about backups on Sundays."
+    fresh.save(note, domain=dom)
+    assert (f.stat().st_size - HEADER_LEN) % REC == 0
+    # lost one, added the note's block
+    assert (f.stat().st_size - HEADER_LEN) // REC == n_before - 1 + 1 + len(units(note))
     # A damaged header: search falls back to lexical for that domain, doctor says so.
     other = files[-1]
     raw = other.read_bytes()
@@ -187,14 +204,18 @@ def test_damaged_or_truncated_vector_file_never_stops_search_or_save(
 
 @needs_extra
 def test_one_damaged_record_is_skipped_the_rest_used(tmp_path: Path, on: None) -> None:
-    from ihmt.semantic.vectors import HEADER, REC
+    from ihmt.semantic.vectors import HEADER_LEN, ID_BYTES, REC
 
     path = tmp_path / "s"
     m = Memory.open(path, create=True)
     ids = [m.save(t, domain="one").ids[0] for t in DOCS]
     f = m.path / "state" / "vectors" / "one.vec"
     data = bytearray(f.read_bytes())
-    data[len(HEADER) + REC * 1 + 100] ^= 0xFF  # inside the second record's vector
+    # The first record (part 0: the whole text) of the second memory.
+    at = next(HEADER_LEN + i * REC for i in range((len(data) - HEADER_LEN) // REC)
+              if data[HEADER_LEN + i * REC:].startswith(ids[1].encode())
+              and data[HEADER_LEN + i * REC + ID_BYTES] == 0)
+    data[at + 100] ^= 0xFF  # inside that record's vector
     f.write_bytes(bytes(data))
     fresh = Memory.open(path)
     h = fresh.semantic.health(dict.fromkeys(ids, ""))
@@ -208,6 +229,8 @@ def test_one_damaged_record_is_skipped_the_rest_used(tmp_path: Path, on: None) -
 WRITER = """
 import sys
 from ihmt import Memory
+import ihmt.semantic.tree as T
+T.CAP, T.BRANCH = 8, 4  # small buckets and nodes: the two writers split them in turn
 m = Memory.open(sys.argv[1])
 for i in range(int(sys.argv[3])):
     m.save(f"writer {sys.argv[2]} note {i}: the nightly job number {i} finished", domain="jobs")
@@ -217,7 +240,7 @@ for i in range(int(sys.argv[3])):
 @needs_extra
 def test_two_processes_saving_at_once_keep_the_vector_file_consistent(
         tmp_path: Path, on: None) -> None:
-    from ihmt.semantic.vectors import HEADER, REC
+    from ihmt.semantic.vectors import HEADER_LEN, REC
 
     path = tmp_path / "s"
     Memory.open(path, create=True).close()
@@ -229,11 +252,22 @@ def test_two_processes_saving_at_once_keep_the_vector_file_consistent(
         assert p.wait(timeout=300) == 0, p.stderr.read() if p.stderr else ""
     m = Memory.open(path)
     f = m.path / "state" / "vectors" / "jobs.vec"
-    assert (f.stat().st_size - len(HEADER)) % REC == 0
+    assert (f.stat().st_size - HEADER_LEN) % REC == 0
     leaves = {p.stem for p in m.store.iter_leaf_paths()}
     assert len(leaves) == 2 * n
     h = m.semantic.health(dict.fromkeys(leaves, ""))
     assert h == {**h, "vectors": 2 * n, "missing": 0, "damaged": {}}
+    # The routing tree both writers grew holds every row of the vector file, once.
+    import numpy as np
+
+    from ihmt.semantic.tree import Tree
+
+    rows = (f.stat().st_size - HEADER_LEN) // REC
+    tree = Tree(f.parent, "jobs")
+    assert tree.load_meta()["indexed"] == rows
+    routed = np.concatenate([tree.bucket(int(b.name[1:])) for b in f.parent.glob("jobs.tree/b*")])
+    assert sorted(routed.tolist()) == list(range(rows))
+    assert tree.depth() >= 3
 
 
 @needs_extra
@@ -251,6 +285,26 @@ def test_mcp_search_returns_the_paraphrase_hit(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------- without it
+def test_units_are_sentences_cut_into_clauses() -> None:
+    from ihmt.semantic.units import MAX_UNITS, query_clauses, units
+
+    text = ("We chose Kafka over RabbitMQ for billing because it keeps ordering per key. "
+            "Nobody objected.")
+    assert units(text) == ["We chose Kafka over RabbitMQ for billing",
+                           "because it keeps ordering per key", "Nobody objected"]
+    assert units("I adopted a small grey cat called Miso in March.") == []  # one unit
+    # Spanish reasons and punctuation cut too; a one-word piece joins the one before.
+    assert units("Elegimos Postgres porque es fiable; sí, claro.") == [
+        "Elegimos Postgres", "porque es fiable sí claro"]
+    long = " ".join(f"Sentence number {i} is here." for i in range(100))
+    assert len(units(long)) <= MAX_UNITS
+    assert " ".join(units(long)).count("Sentence number") == 100  # merged, nothing lost
+    assert query_clauses("which broker did we pick for invoicing, given that it survives "
+                         "an outage?") == ["which broker did we pick for invoicing",
+                                           "given that it survives an outage"]
+    assert query_clauses("what pet do I have") == []
+
+
 def test_off_the_store_works_as_before_and_doctor_says_how(tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch
                                                            ) -> None:
@@ -314,36 +368,155 @@ def test_bulk_load_gives_every_leaf_a_vector(tmp_path: Path, on: None) -> None:
     assert "Miso" in res.hits[0].text
 
 
+def _clustered(n: int, seed: int = 3):  # noqa: ANN202 - numpy is optional
+    import numpy as np
+
+    from ihmt.semantic.vectors import DIM
+
+    rng = np.random.default_rng(seed)
+    centers = rng.normal(size=(40, DIM)).astype(np.float32)
+    data = centers[rng.integers(0, 40, n)] + 0.35 * rng.normal(size=(n, DIM))
+    return (data / np.linalg.norm(data, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _save_vectors(vs, tree, ids, data) -> None:  # noqa: ANN001
+    """Append one-row blocks in saves of 500 and route them, as a store's saves do."""
+    for at in range(0, len(ids), 500):
+        part = data[at:at + 500]
+        gen, first, end = vs.append({"big": (ids[at:at + 500], [v[None, :] for v in part])})[
+            "big"]
+        tree.insert(gen, end, lambda rows: vs.block_rows("big", rows),
+                    {first + i: v for i, v in enumerate(part)})
+
+
 @needs_extra
-def test_centroid_routing_scans_a_fraction_and_keeps_the_nearest(
+def test_routing_tree_scans_a_fraction_and_keeps_the_nearest(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import numpy as np
 
+    from ihmt.semantic import tree as T
     from ihmt.semantic import vectors as V
 
-    rng = np.random.default_rng(3)
-    centers = rng.normal(size=(40, V.DIM)).astype(np.float32)
-    data = centers[rng.integers(0, 40, 4000)] + 0.35 * rng.normal(size=(4000, V.DIM))
-    data = (data / np.linalg.norm(data, axis=1, keepdims=True)).astype(np.float32)
+    data = _clustered(4000)
     ids = [f"L-big-{i:012x}" for i in range(len(data))]
     vs = V.VectorStore(tmp_path)
-    vs.append({"big": (ids[:3000], data[:3000])})
+    tree = T.Tree(vs.dir, "big")
+    _save_vectors(vs, tree, ids[:3000], data[:3000])
+    assert tree.depth() >= 2 and len(list((vs.dir / "big.tree").glob("b*"))) > 5
     vs.refresh()
+    rng = np.random.default_rng(4)
     queries = data[rng.choice(3000, 20, replace=False)]
-    flat = [vs.top(q, 10, -1.0) for q in queries]
-    monkeypatch.setattr(V, "IVF_MIN", 1000)
-    routed = [vs.top(q, 10, -1.0) for q in queries]
-    d = vs.domains["big"]
-    assert d.ivf is not None and len(d.candidates(queries[0])) < 3000 // 2
+    flat = [vs.top(q[None, :], 10, -1.0) for q in queries]
+    monkeypatch.setattr(V, "ROUTE_MIN", 1000)
+    monkeypatch.setattr(T, "PROBE", 4)  # a small store: scan few buckets of its ~20
+    routed = []
+    for q in queries:
+        routed.append(vs.top(q[None, :], 10, -1.0))
+        assert vs.scanned < 3000 // 2
     for f, r in zip(flat, routed):
         assert r[0] == f[0]  # a stored vector finds itself first
     overlap = np.mean([len({i for i, _ in f} & {i for i, _ in r}) / 10
                        for f, r in zip(flat, routed)])
     assert overlap >= 0.8
-    # Vectors appended after the routing was built are routed too.
-    vs.append({"big": (ids[3000:], data[3000:])})
+    # Vectors saved later are routed too, by another process's view of the same files.
+    other = T.Tree(vs.dir, "big")
+    _save_vectors(vs, other, ids[3000:], data[3000:])
     vs.refresh()
-    assert vs.top(data[3500], 1, -1.0)[0][0] == ids[3500]
+    assert vs.top(data[3500][None, :], 1, -1.0)[0][0] == ids[3500]
+    assert other.load_meta()["indexed"] == 4000
+
+
+@needs_extra
+def test_damaged_or_missing_routing_tree_falls_back_and_is_rebuilt(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from ihmt.semantic import tree as T
+    from ihmt.semantic import vectors as V
+
+    monkeypatch.setattr(V, "ROUTE_MIN", 500)
+    monkeypatch.setattr(T, "PROBE", 4)
+    data = _clustered(2000, seed=5)
+    ids = [f"L-big-{i:012x}" for i in range(len(data))]
+    vs = V.VectorStore(tmp_path)
+    _save_vectors(vs, T.Tree(vs.dir, "big"), ids[:1500], data[:1500])
+    vs.refresh()
+    q = data[700][None, :]
+    assert vs.top(q, 1, -1.0)[0][0] == ids[700] and vs.scanned < 1500
+    tdir = vs.dir / "big.tree"
+    node = next(tdir.glob("i*"))
+    node.write_bytes(node.read_bytes()[:-7] + b"garbage")  # a damaged node: scan everything
+    fresh = V.VectorStore(tmp_path)
+    fresh.refresh()
+    assert fresh.top(q, 1, -1.0)[0][0] == ids[700] and fresh.scanned == 1500
+    # The next save starts the tree anew and indexes the backlog with its own rows.
+    _save_vectors(fresh, T.Tree(vs.dir, "big"), ids[1500:], data[1500:])
+    fresh.refresh()
+    assert T.Tree(vs.dir, "big").load_meta()["indexed"] == 2000
+    assert fresh.top(q, 1, -1.0)[0][0] == ids[700] and fresh.scanned < 2000
+    shutil.rmtree(tdir)  # missing: scan everything, never an error
+    assert fresh.top(data[1800][None, :], 1, -1.0)[0][0] == ids[1800]
+    assert fresh.scanned == 2000
+
+
+@needs_extra
+def test_doctor_repair_rebuilds_a_missing_routing_tree(tmp_path: Path, on: None,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from ihmt.semantic import vectors as V
+
+    monkeypatch.setattr(V, "ROUTE_MIN", 4)
+    path = tmp_path / "s"
+    m = Memory.open(path, create=True)
+    ids = [m.save(t, domain="one").ids[0] for t in DOCS]
+    shutil.rmtree(m.path / "state" / "vectors" / "one.tree")
+    rep = check_store(path)
+    assert rep["semantic"]["notes"] and "routing tree" in rep["semantic"]["notes"][0]
+    from ihmt.doctor import repair_store
+
+    repaired = repair_store(path)
+    assert repaired["embeddings"]["routed"]["one"] > len(DOCS)
+    assert check_store(path)["semantic"]["notes"] == []
+    assert Memory.open(path).search(PARAPHRASE, top_k=5).hits[0].id == ids[TARGET]
+
+
+@needs_extra
+def test_first_layout_file_is_read_then_converted_by_the_next_save(tmp_path: Path,
+                                                                   on: None) -> None:
+    import struct
+    import zlib
+
+    from ihmt.semantic import vectors as V
+    from ihmt.semantic.encoder import get_encoder
+
+    path = tmp_path / "s"
+    m, ids = fill(path)
+    # Rewrite the general domain's file in the first layout (one vector per memory).
+    f = m.path / "state" / "vectors" / "general.vec"
+    leaves = [m.store.read_leaf(i) for i in ids if m.store.read_leaf(i).domain == "general"]
+    vecs = get_encoder().encode([lf.text for lf in leaves]).astype("<f2")
+    recs = []
+    for lf, v in zip(leaves, vecs):
+        body = lf.id.encode().ljust(V.ID_BYTES, b"\0") + v.tobytes()
+        recs.append(body + struct.pack("<I", zlib.crc32(body)))
+    f.write_bytes(V.OLD_HEADER + b"".join(recs))
+    fresh = Memory.open(path)
+    h = fresh.semantic.health()
+    assert h["old_layout"] == {"general": len(leaves)} and h["vectors"] == len(DOCS)
+    assert fresh.search(PARAPHRASE, top_k=5).hits[0].id == ids[TARGET]
+    new = fresh.save("The release train leaves every second Thursday.").ids[0]
+    assert f.read_bytes()[:8] == V.MAGIC  # converted, the old vectors kept
+    h = Memory.open(path).semantic.health(dict.fromkeys(ids + [new], ""))
+    assert h["old_layout"] == {"general": len(leaves)} and h["missing"] == 0
+    assert any("first layout" in n for n in check_store(path)["semantic"]["notes"])
+    # The repair computes the units of the converted memories only.
+    from ihmt.doctor import repair_store
+
+    assert repair_store(path)["embeddings"]["computed"] == len(leaves)
+    h = Memory.open(path).semantic.health(dict.fromkeys(ids + [new], ""))
+    assert h["old_layout"] == {} and h["missing"] == 0
+    assert Memory.open(path).search(PARAPHRASE, top_k=5).hits[0].id == ids[TARGET]
 
 
 @needs_extra
@@ -374,3 +547,20 @@ def test_tree_rebuild_keeps_the_vectors(tmp_path: Path, on: None) -> None:
     m.rebuild()
     assert {p.name: p.read_bytes() for p in vec_files(m.path)} == before
     assert Memory.open(tmp_path / "s").search(PARAPHRASE, top_k=5).hits[0].id == ids[TARGET]
+
+
+@needs_extra
+def test_routing_bench_reports_scanned_vectors_and_recall(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    from bench import routing
+
+    from ihmt.semantic import tree as T
+    from ihmt.semantic import vectors as V
+
+    monkeypatch.setattr(V, "ROUTE_MIN", 500)
+    monkeypatch.setattr(T, "PROBE", 4)
+    r = routing.run_size(3000, 10)
+    assert r["n"] == 3000 and r["depth"] >= 2 and r["buckets"] > 4
+    assert 0 < r["scanned_p50"] < 3000 and 0.0 <= r["recall_at_30"] <= 1.0
+    assert "recall_at_30" in routing.table({"branch": 16, "cap": 128, "beam": 64, "probe": 4,
+                                            "sizes": [r]})

@@ -162,8 +162,10 @@ def repair_store(path: str | os.PathLike[str]) -> dict[str, Any]:
     embeddings = None
     if mem.semantic.active:
         health = mem.semantic.health({p.stem: "" for p in mem.store.iter_leaf_paths()})
-        if health["damaged"] or health.get("missing"):
+        if health["damaged"] or health.get("missing") or health.get("old_layout"):
             embeddings = mem.rebuild_embeddings(everything=False)
+        elif health.get("unrouted"):
+            embeddings = {"computed": 0, "routed": mem.rebuild_routing()}
     fixed = 0
     for p in _loose_permissions(spath, limit=None):
         try:
@@ -238,7 +240,8 @@ def _semantic_report(store: Store, on_disk: dict[str, Path]) -> dict[str, Any]:
     from .semantic.index import SemanticIndex
 
     index = SemanticIndex(store)
-    out: dict[str, Any] = {"on": index.active, "message": index.reason, "problems": []}
+    out: dict[str, Any] = {"on": index.active, "message": index.reason, "problems": [],
+                           "notes": []}
     if not index.active:
         return out
     health = index.health(dict.fromkeys(on_disk, ""))
@@ -250,6 +253,14 @@ def _semantic_report(store: Store, on_disk: dict[str, Path]) -> dict[str, Any]:
     if health["missing"]:
         out["problems"].append(f"{health['missing']} memory(ies) have no semantic vector: run "
                                "'ihmt rebuild --embeddings'")
+    for dom, n in sorted(health.get("old_layout", {}).items()):
+        out["notes"].append(f"{n} memory(ies) of {dom} have one vector each (the first "
+                            "layout): 'ihmt doctor --repair' adds the per-clause vectors "
+                            "that find paraphrases better")
+    for dom, n in sorted(health.get("unrouted", {}).items()):
+        out["notes"].append(f"{n} vector(s) of {dom} are not in its routing tree yet (searches "
+                            "scan them one by one; saves catch up): 'ihmt doctor --repair' "
+                            "indexes them now")
     return out
 
 

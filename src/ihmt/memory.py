@@ -301,6 +301,14 @@ class Memory:
                     continue
             return self.semantic.rebuild(leaves, everything=everything, progress=progress)
 
+    def rebuild_routing(self) -> dict[str, int]:
+        """Rebuild the semantic routing trees from the vectors on disk (no encoding): the
+        repair of a missing or damaged tree. Returns the rows indexed per domain."""
+        if not self.semantic.active:
+            raise InputError(self.semantic.reason)
+        with self._mutex, self.store.lock.hold():
+            return self.semantic.rebuild_routing()
+
     def _rebuild_locked(self) -> dict[str, Any]:
         facts: list[Fact] = []
         marks: list[tuple[str, str, str]] = []

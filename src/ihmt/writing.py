@@ -192,7 +192,7 @@ class Writer:
             # Similar memories of the batch go into the same branches (tighter bounds).
             batch, self._batch = self._batch, []
             items = [(leaf, tf, rep) for prepared, rep in batch for leaf, tf in prepared]
-            self.semantic.append(self.semantic.encode(leaf for leaf, _, _ in items))
+            self.semantic.append(self.semantic.encode((leaf for leaf, _, _ in items), bulk=True))
             for i in similarity_order([tf.keys() for _, tf, _ in items]):
                 leaf, tf, rep = items[i]
                 self._catalog.extend(self._add_leaves(root, [(leaf, tf)], rep, durable=False))

@@ -1081,8 +1081,10 @@ def main_doctor(argv: list[str] | None = None) -> int:
                   f"{len(r['quarantined'])} quarantined, {r['facts']} facts, "
                   f"{repaired['permissions_fixed']} permission(s) fixed")
             if repaired.get("embeddings"):
-                print(f"repaired: {repaired['embeddings']['computed']} semantic vector(s) "
-                      "recomputed")
+                emb = repaired["embeddings"]
+                print(f"repaired: {emb['computed']} semantic vector(s) recomputed"
+                      + (f", routing rebuilt for {len(emb['routed'])} domain(s)"
+                         if emb.get("routed") else ""))
     report = doctor(args.path, check_server=not args.no_server)
     if repaired is not None:
         report["repaired"] = repaired
@@ -1112,6 +1114,7 @@ def doctor_lines(report: dict[str, Any]) -> list[str]:
     if sem:
         extra = (f" ({sem.get('vectors', 0)} vectors)" if sem.get("on") else "")
         out.append(f"search  {sem['message']}{extra}")
+        out += [f"  - {n}" for n in sem.get("notes", [])]
     server = report.get("server")
     if server:
         if server["error"]:

@@ -11,7 +11,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from . import status
-from .vectors import VectorStore
+from . import vectors as _vectors
+from .tree import CATCH_UP
+from .vectors import REC, VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -24,11 +26,7 @@ class SemanticIndex:
         self.active, self.reason = status(getattr(store.config, "semantic", "auto"))
         self.vectors = VectorStore(store.state_dir)
         self._warned: set[str] = set()
-
-    def _encoder(self) -> Any:
-        from .encoder import get_encoder
-
-        return get_encoder()
+        self._trees: dict[str, Any] = {}  # domain -> Tree, kept for its cache
 
     def _fail(self, what: str, exc: BaseException) -> None:
         msg = f"semantic search unavailable ({what}: {exc}); using the lexical ranking"
@@ -38,9 +36,11 @@ class SemanticIndex:
             self.store.problems.append(msg)
 
     # ------------------------------------------------------------------ saving
-    def encode(self, leaves: Iterable[Any]) -> dict[str, tuple[list[str], Any]] | None:
-        """Vectors of the new leaves among ``leaves``, grouped by domain (computed before
-        the lock is taken; a leaf whose file exists already has its vector)."""
+    def encode(self, leaves: Iterable[Any], *, bulk: bool = False
+               ) -> dict[str, tuple[list[str], list[Any]]] | None:
+        """Vector blocks (whole text, then its units) of the new leaves among ``leaves``,
+        grouped by domain (computed before the lock is taken; a leaf whose file exists
+        already has its vectors). ``bulk`` uses the encoder with every core."""
         if not self.active:
             return None
         items = list({lf.id: lf for lf in leaves
@@ -48,28 +48,74 @@ class SemanticIndex:
         if not items:
             return None
         try:
-            vecs = self._encoder().encode([lf.text for lf in items])
+            blocks = self._blocks([lf.text for lf in items], bulk=bulk)
         except Exception as exc:  # noqa: BLE001 - a derived file never stops a save
             self._fail("encoding", exc)
             return None
         out: dict[str, tuple[list[str], list[Any]]] = {}
-        for lf, v in zip(items, vecs):
+        for lf, block in zip(items, blocks):
             ids, rows = out.setdefault(lf.domain, ([], []))
             ids.append(lf.id)
-            rows.append(v)
-        return {d: (ids, rows) for d, (ids, rows) in out.items()}
+            rows.append(block)
+        return out
 
-    def append(self, encoded: dict[str, tuple[list[str], Any]] | None) -> None:
-        """Append vectors from :meth:`encode` (caller holds the write lock). The file is not
-        read: a save costs the same whatever the store's size."""
+    def _blocks(self, texts: list[str], *, bulk: bool = False) -> list[Any]:
+        """One array per text: its whole vector, then one per unit; every piece of every
+        text goes through the encoder in one call (sorted by length, so little padding)."""
+        from .encoder import get_encoder
+        from .units import units
+
+        pieces: list[str] = []
+        spans: list[tuple[int, int]] = []
+        for t in texts:
+            u = units(t)
+            spans.append((len(pieces), 1 + len(u)))
+            pieces.append(t)
+            pieces.extend(u)
+        vecs = get_encoder(bulk=bulk).encode(pieces)
+        return [vecs[a:a + k] for a, k in spans]
+
+    def append(self, encoded: dict[str, tuple[list[str], list[Any]]] | None) -> None:
+        """Append blocks from :meth:`encode` and route their rows into each domain's tree
+        (caller holds the write lock). The vector file is not read: a save costs the same
+        whatever the store's size, plus the files on its path down the tree."""
         if not encoded:
             return
         try:
-            self.vectors.append(encoded)
+            placed = self.vectors.append(encoded)
         except Exception as exc:  # noqa: BLE001
             self._fail("writing vectors", exc)
+            return
+        for dom, (gen, first, end) in placed.items():
+            import numpy as np
+
+            rows = np.concatenate([np.asarray(b, dtype=np.float32).reshape(-1, b.shape[-1])
+                                   for b in encoded[dom][1]])
+            known = {first + i: rows[i] for i in range(min(len(rows), end - first))}
+            self._route(dom, gen, end, known, limit=CATCH_UP)
+
+    def _route(self, dom: str, gen: int, end: int, known: dict[int, Any],
+               limit: int | None) -> None:
+        from .tree import Tree
+
+        try:
+            tree = self._trees.get(dom)
+            if tree is None:
+                tree = self._trees[dom] = Tree(self.vectors.dir, dom)
+            tree.insert(gen, end, lambda rows: self.vectors.block_rows(dom, rows), known,
+                        limit=limit)
+        except Exception as exc:  # noqa: BLE001 - a derived file never stops a save
+            log.warning("routing tree of %s not updated (%s); search scans its vectors", dom,
+                        exc)
 
     # ------------------------------------------------------------------ searching
+    def query_matrix(self, text: str) -> Any:
+        """The query's whole vector, then one per clause (:mod:`ihmt.semantic.units`)."""
+        from .encoder import get_encoder
+        from .units import query_clauses
+
+        return get_encoder().encode([text] + query_clauses(text))
+
     def query(self, text: str, n: int, also: list[str] = ()
               ) -> tuple[list[tuple[str, float]], dict[str, float]] | None:
         """The ``n`` leaves closest in meaning to ``text`` (similarity at least
@@ -81,7 +127,7 @@ class SemanticIndex:
             self.vectors.refresh()
             if not self.vectors.count():
                 return None
-            q = self._encoder().encode([text])[0]
+            q = self.query_matrix(text)
             top = self.vectors.top(q, n, FLOOR)
             sims = self.vectors.similarity([i for i in also], q)
             sims.update(top)
@@ -92,23 +138,45 @@ class SemanticIndex:
 
     # ------------------------------------------------------------------ health
     def health(self, leaf_ids: dict[str, str] | None = None) -> dict[str, Any]:
-        """On/off, vector count, damaged files and (given every leaf id -> domain) how many
-        leaves have no vector."""
+        """On/off, vector count, damaged files, domains whose routing tree is missing or
+        behind, and (given every leaf id -> domain) how many leaves have no vector."""
+        from .tree import Tree
+
         out: dict[str, Any] = {"on": self.active, "message": self.reason}
         self.vectors.refresh()
         out["vectors"] = self.vectors.count()
+        out["rows"] = self.vectors.rows()
         out["damaged"] = self.vectors.damaged()
+        out["old_layout"] = self.vectors.outdated_layout()
+        unrouted: dict[str, int] = {}
+        for dom, d in self.vectors.domains.items():
+            if d.bad_header or d.n < _vectors.ROUTE_MIN:
+                continue
+            tree = Tree(self.vectors.dir, dom)
+            try:
+                meta = tree.load_meta()
+                ok = meta is not None and meta["gen"] == str(d.gen)
+                if ok:
+                    tree._check(meta)
+                behind = d.n - int(meta["indexed"]) if ok and meta else d.n
+            except Exception:  # noqa: BLE001
+                behind = d.n
+            if behind > 0:
+                unrouted[dom] = behind
+        out["unrouted"] = unrouted
         if leaf_ids is not None:
             out["missing"] = sum(1 for i in leaf_ids if not self.vectors.has(i))
         return out
 
     def rebuild(self, leaves: list[Any], *, everything: bool = True,
                 progress: Callable[[int, int], None] | None = None,
-                batch: int = 256) -> dict[str, int]:
-        """Rewrite every domain's vector file from ``leaves`` (caller holds the lock).
+                batch: int = 512) -> dict[str, int]:
+        """Rewrite every domain's vector file and routing tree from ``leaves`` (caller
+        holds the lock).
 
         Without ``everything`` the valid vectors already on disk are kept and only the
-        missing ones computed (the repair after damage or a load without the extra).
+        missing ones computed (the repair after damage or a load without the extra); the
+        routing trees are rebuilt either way.
         """
         if not self.active:
             raise RuntimeError(self.reason)
@@ -117,19 +185,24 @@ class SemanticIndex:
         self.vectors.refresh()
         old: dict[str, Any] = {}
         if not everything:
-            for d in self.vectors.domains.values():
-                m = d.view()
-                for i, leaf_id in enumerate(d.ids):
-                    old[leaf_id] = m[i]
+            for dom, d in self.vectors.domains.items():
+                if d.rec != REC:
+                    continue
+                for leaf_id, j in d.pos.items():
+                    if leaf_id in d.whole_only:
+                        continue  # first layout, no units: encode it again
+                    a, k = d.rows(j)
+                    k = max(1, min(k, d.n - a))
+                    if k == 1 or bool(d.unit[a + 1:a + k].all()):
+                        old[leaf_id] = self.vectors.block_rows(dom, np.arange(a, a + k),
+                                                               exact=True)
         todo = [lf for lf in leaves if lf.id not in old]
-        enc = self._encoder()
         fresh: dict[str, Any] = {}
         done = 0
         for start in range(0, len(todo), batch):
             part = todo[start:start + batch]
-            vecs = enc.encode([lf.text for lf in part])
-            for lf, v in zip(part, vecs):
-                fresh[lf.id] = v
+            for lf, block in zip(part, self._blocks([lf.text for lf in part], bulk=True)):
+                fresh[lf.id] = block
             done += len(part)
             if progress:
                 progress(done, len(todo))
@@ -138,8 +211,37 @@ class SemanticIndex:
             by_dom.setdefault(lf.domain, []).append(lf)
         for dom, items in by_dom.items():
             ids = [lf.id for lf in items]
-            mat = np.stack([fresh[i] if i in fresh else old[i] for i in ids])
-            self.vectors.rewrite(dom, ids, mat)
-        self.vectors.remove_stale(set(by_dom))
+            blocks = [fresh[i] if i in fresh else old[i] for i in ids]
+            gen = self.vectors.rewrite(dom, ids, blocks)
+            rows = np.concatenate(blocks) if blocks else np.zeros((0, 1))
+            from .tree import remove_tree
+
+            remove_tree(self.vectors.dir, files_name(dom))
+            self._trees.pop(files_name(dom), None)
+            self._route(files_name(dom), gen, len(rows), dict(enumerate(rows)), limit=None)
+        self.vectors.remove_stale({files_name(d) for d in by_dom})
         self.vectors.refresh()
         return {"vectors": len(leaves), "computed": len(todo), "kept": len(leaves) - len(todo)}
+
+    def rebuild_routing(self) -> dict[str, int]:
+        """Rebuild the routing tree of every domain from the vectors on disk (no encoding):
+        the repair of a damaged or missing tree. Caller holds the lock."""
+        from .tree import remove_tree
+
+        self.vectors.refresh()
+        out: dict[str, int] = {}
+        for dom, d in self.vectors.domains.items():
+            if d.bad_header or d.rec != REC:
+                continue
+            remove_tree(self.vectors.dir, dom)
+            self._trees.pop(dom, None)
+            known = dict(enumerate(d.vectors(slice(0, d.n))))
+            self._route(dom, d.gen, d.n, known, limit=None)
+            out[dom] = d.n
+        return out
+
+
+def files_name(dom: str) -> str:
+    from ..store import files
+
+    return files.safe_name(dom, "domain")

@@ -50,26 +50,24 @@ def clauses(sentence: str) -> list[str]:
 def units(text: str) -> list[str]:
     """The units of a memory's text; an empty list when the text is one unit (then the
     whole-memory vector stands for it and nothing more is stored)."""
-    found: list[str] = []
-    for a, b in sentence_spans(text, 0, len(text)):
-        found.extend(clauses(text[a:b]))
-    if len(found) <= 1:
-        return []
-    if len(found) > MAX_UNITS:
-        per = -(-len(found) // MAX_UNITS)
-        found = [" ".join(found[i:i + per]) for i in range(0, len(found), per)]
-    return found
+    return _pieces(text, MAX_UNITS)
 
 
 def query_clauses(query: str) -> list[str]:
     """The clauses of a query (at most :data:`MAX_QUERY_CLAUSES`); an empty list when the
     query is one clause."""
+    return _pieces(query, MAX_QUERY_CLAUSES)
+
+
+def _pieces(text: str, most: int) -> list[str]:
+    """The clauses of every sentence of ``text``, merged into at most ``most`` runs of
+    neighbours; empty when there is only one."""
     found: list[str] = []
-    for a, b in sentence_spans(query, 0, len(query)):
-        found.extend(clauses(query[a:b]))
+    for a, b in sentence_spans(text, 0, len(text)):
+        found.extend(clauses(text[a:b]))
     if len(found) <= 1:
         return []
-    if len(found) > MAX_QUERY_CLAUSES:
-        per = -(-len(found) // MAX_QUERY_CLAUSES)
+    if len(found) > most:
+        per = -(-len(found) // most)
         found = [" ".join(found[i:i + per]) for i in range(0, len(found), per)]
     return found

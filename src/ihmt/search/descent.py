@@ -205,9 +205,10 @@ def _child_bounds(br, q: list[str], idf: dict[str, float], avgdl: float, floor: 
     bounds: dict[int, float] = {}
     children = br.children
     todo: dict[int, list[tuple[float, int]]] = {}
+    masked = br.has_masks
     for code, total in sums.items():
         ci = code >> shift
-        if total > floor and br.has_masks and int(children[ci]["layer"]) > 0:
+        if masked and total > floor and int(children[ci]["layer"]) > 0:
             todo[code] = []
         elif total > bounds.get(ci, 0.0):
             bounds[ci] = total

@@ -12,7 +12,7 @@ from typing import Any
 
 from . import status
 from . import vectors as _vectors
-from .tree import CATCH_UP
+from .tree import CATCH_UP, Tree, remove_tree
 from .vectors import REC, VectorStore
 
 log = logging.getLogger(__name__)
@@ -86,9 +86,9 @@ class SemanticIndex:
         except Exception as exc:  # noqa: BLE001
             self._fail("writing vectors", exc)
             return
-        for dom, (gen, first, end) in placed.items():
-            import numpy as np
+        import numpy as np
 
+        for dom, (gen, first, end) in placed.items():
             rows = np.concatenate([np.asarray(b, dtype=np.float32).reshape(-1, b.shape[-1])
                                    for b in encoded[dom][1]])
             known = {first + i: rows[i] for i in range(min(len(rows), end - first))}
@@ -96,8 +96,6 @@ class SemanticIndex:
 
     def _route(self, dom: str, gen: int, end: int, known: dict[int, Any],
                limit: int | None) -> None:
-        from .tree import Tree
-
         try:
             tree = self._trees.get(dom)
             if tree is None:
@@ -140,8 +138,6 @@ class SemanticIndex:
     def health(self, leaf_ids: dict[str, str] | None = None) -> dict[str, Any]:
         """On/off, vector count, damaged files, domains whose routing tree is missing or
         behind, and (given every leaf id -> domain) how many leaves have no vector."""
-        from .tree import Tree
-
         out: dict[str, Any] = {"on": self.active, "message": self.reason}
         self.vectors.refresh()
         out["vectors"] = self.vectors.count()
@@ -214,11 +210,10 @@ class SemanticIndex:
             blocks = [fresh[i] if i in fresh else old[i] for i in ids]
             gen = self.vectors.rewrite(dom, ids, blocks)
             rows = np.concatenate(blocks) if blocks else np.zeros((0, 1))
-            from .tree import remove_tree
-
-            remove_tree(self.vectors.dir, files_name(dom))
-            self._trees.pop(files_name(dom), None)
-            self._route(files_name(dom), gen, len(rows), dict(enumerate(rows)), limit=None)
+            name = files_name(dom)
+            remove_tree(self.vectors.dir, name)
+            self._trees.pop(name, None)
+            self._route(name, gen, len(rows), dict(enumerate(rows)), limit=None)
         self.vectors.remove_stale({files_name(d) for d in by_dom})
         self.vectors.refresh()
         return {"vectors": len(leaves), "computed": len(todo), "kept": len(leaves) - len(todo)}
@@ -226,8 +221,6 @@ class SemanticIndex:
     def rebuild_routing(self) -> dict[str, int]:
         """Rebuild the routing tree of every domain from the vectors on disk (no encoding):
         the repair of a damaged or missing tree. Caller holds the lock."""
-        from .tree import remove_tree
-
         self.vectors.refresh()
         out: dict[str, int] = {}
         for dom, d in self.vectors.domains.items():

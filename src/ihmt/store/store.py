@@ -174,7 +174,7 @@ class Branch:
         return (self.terms[term] >> _SHIFT) // 4 * self._mask_bytes
 
     def slot_width(self) -> int:
-        """How many slots this subtree's masks have (see :meth:`signature`)."""
+        """How many slots this subtree's masks have (see :meth:`_term_bands`)."""
         widths, offsets, sub = self._slots()
         if offsets is not None:
             return sum(widths)  # type: ignore[arg-type]
@@ -195,24 +195,6 @@ class Branch:
             self._layout = (widths, offsets, max(1, MASK_BITS // len(widths)))
         return self._layout
 
-    def signature(self, term: str, band: int | None = None) -> int:
-        """Which slots of this subtree hold ``term`` (in leaves of ``band``, or any), as a
-        bit mask.
-
-        While the children's slots fit in ``MASK_BITS``, they are laid side by side (so a
-        slot is one leaf up to two levels down with the default branch factor of 16); beyond
-        that each child gets ``MASK_BITS // children`` slots and its own mask is folded
-        into them. Folding only merges slots, so a mask may say two terms meet where they
-        do not (a looser bound), never the reverse. A child whose mask is unknown (an
-        older file) fills all of its slots.
-        """
-        code = self.terms.get(term)
-        sig = 0
-        for b, _, _, _, mask in self._term_bands(code) if code is not None else ():
-            if band is None or b == band:
-                sig |= mask
-        return sig
-
     def band_signatures(self, term: str) -> dict[int, tuple[int, int, int, int]]:
         """Per length band holding ``term`` below: ``(max_tf, min_len, df, slot mask)``.
 
@@ -231,7 +213,16 @@ class Branch:
             yield term, self._term_bands(code)
 
     def _term_bands(self, code: int) -> list[tuple[int, int, int, int, int]]:
-        """``(band, max_tf, min_len, df, slot mask)`` of one term (its index ``code``)."""
+        """``(band, max_tf, min_len, df, slot mask)`` of one term (its index ``code``).
+
+        The mask says which slots of this subtree hold the term in leaves of the band.
+        While the children's slots fit in ``MASK_BITS`` they are laid side by side (so a
+        slot is one leaf up to two levels down with the default branch factor of 16);
+        beyond that each child gets ``MASK_BITS // children`` slots and its own mask is
+        folded into them. Folding only merges slots, so a mask may say two terms meet where
+        they do not (a looser bound), never the reverse. A child whose mask is unknown (an
+        older file) fills all of its slots.
+        """
         flat = self._flat
         shift = self.band_bits
         low = (1 << shift) - 1

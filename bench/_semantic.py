@@ -33,6 +33,14 @@ def set_active(mem: Any, on: bool) -> None:
         idx.active = on
 
 
+def wait(mem: Any) -> None:
+    """Wait until the vectors of the saves made so far are written (older IHMT versions
+    encode inside the save: nothing to wait for)."""
+    idx = getattr(mem, "semantic", None)
+    if idx is not None and hasattr(idx, "wait"):
+        idx.wait(timeout=None)
+
+
 def hybrid_summary(outcomes: list[Outcome], group: str = "by_kind") -> dict[str, Any]:
     out = summarize(outcomes)
     out[group] = summarize_groups(outcomes)

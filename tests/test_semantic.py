@@ -49,6 +49,7 @@ def on(monkeypatch: pytest.MonkeyPatch) -> None:
 def fill(path: Path) -> tuple[Memory, list[str]]:
     m = Memory.open(path, create=True, config={"branch_factor": 4})
     ids = [m.save(t, date="2026-03-01").ids[0] for t in DOCS]
+    m.semantic.wait()  # the vectors of single saves land just after they return
     return m, ids
 
 
@@ -85,16 +86,20 @@ def test_vectors_are_appended_at_save_never_rewritten(tmp_path: Path, on: None) 
 
     m = Memory.open(tmp_path / "s", create=True)
     m.save("The staging host is db-eu-7.", domain="ops")  # one clause: one record
+    m.semantic.wait()  # vectors are appended just after the save returns
     f = m.path / "state" / "vectors" / "ops.vec"
     ino, size = f.stat().st_ino, f.stat().st_size
     assert size == HEADER_LEN + REC
     m.save("The staging host runs Postgres 16.", domain="ops")
+    m.semantic.wait()
     assert f.stat().st_ino == ino  # appended in place
     assert f.stat().st_size == HEADER_LEN + 2 * REC
     m.save("The staging host is db-eu-7.", domain="ops")  # a duplicate adds nothing
+    m.semantic.wait()
     assert f.stat().st_size == HEADER_LEN + 2 * REC
     # Two sentences: the whole text and one record per unit, in one block.
     m.save("Backups run at night. They go to the cold bucket, never to staging.", domain="ops")
+    m.semantic.wait()
     assert f.stat().st_size == HEADER_LEN + (2 + 1 + 3) * REC
     assert oct(f.stat().st_mode & 0o777) == "0o600"
 
@@ -179,6 +184,7 @@ def test_damaged_or_truncated_vector_file_never_stops_search_or_save(
     dom = f.stem
     note = "Another note filed in the same place, about backups on Sundays."
     fresh.save(note, domain=dom)
+    fresh.semantic.wait()
     assert (f.stat().st_size - HEADER_LEN) % REC == 0
     # lost one, added the note's block
     assert (f.stat().st_size - HEADER_LEN) // REC == n_before - 1 + 1 + len(units(note))
@@ -209,6 +215,7 @@ def test_one_damaged_record_is_skipped_the_rest_used(tmp_path: Path, on: None) -
     path = tmp_path / "s"
     m = Memory.open(path, create=True)
     ids = [m.save(t, domain="one").ids[0] for t in DOCS]
+    m.semantic.wait()
     f = m.path / "state" / "vectors" / "one.vec"
     data = bytearray(f.read_bytes())
     # The first record (part 0: the whole text) of the second memory.
@@ -470,6 +477,7 @@ def test_doctor_repair_rebuilds_a_missing_routing_tree(tmp_path: Path, on: None,
     path = tmp_path / "s"
     m = Memory.open(path, create=True)
     ids = [m.save(t, domain="one").ids[0] for t in DOCS]
+    m.semantic.wait()
     shutil.rmtree(m.path / "state" / "vectors" / "one.tree")
     rep = check_store(path)
     assert rep["semantic"]["notes"] and "routing tree" in rep["semantic"]["notes"][0]
@@ -506,6 +514,7 @@ def test_first_layout_file_is_read_then_converted_by_the_next_save(tmp_path: Pat
     assert h["old_layout"] == {"general": len(leaves)} and h["vectors"] == len(DOCS)
     assert fresh.search(PARAPHRASE, top_k=5).hits[0].id == ids[TARGET]
     new = fresh.save("The release train leaves every second Thursday.").ids[0]
+    fresh.semantic.wait()
     assert f.read_bytes()[:8] == V.MAGIC  # converted, the old vectors kept
     h = Memory.open(path).semantic.health(dict.fromkeys(ids + [new], ""))
     assert h["old_layout"] == {"general": len(leaves)} and h["missing"] == 0
@@ -564,3 +573,115 @@ def test_routing_bench_reports_scanned_vectors_and_recall(monkeypatch: pytest.Mo
     assert 0 < r["scanned_p50"] < 3000 and 0.0 <= r["recall_at_30"] <= 1.0
     assert "recall_at_30" in routing.table({"branch": 16, "cap": 128, "beam": 64, "probe": 4,
                                             "sizes": [r]})
+
+
+# ---------------------------------------------------------------------- encoding after saves
+KILLED_WRITER = """
+import os, sys, time
+from ihmt import Memory
+from ihmt.semantic.index import SemanticIndex
+SemanticIndex.encode_all = lambda self, leaves, bulk=False: time.sleep(600)
+m = Memory.open(sys.argv[1], create=True)
+print(m.save(sys.argv[2]).ids[0], flush=True)
+os._exit(0)  # killed before the worker encoded it
+"""
+
+
+def journal(m: Memory) -> list[str]:
+    p = m.path / "state" / "vectors" / "pending"
+    return [line.split("\t")[0] for line in p.read_text().splitlines()] if p.exists() else []
+
+
+@needs_extra
+def test_a_save_returns_before_its_vectors_and_a_search_waits_for_them(
+        tmp_path: Path, on: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from ihmt.semantic.index import SemanticIndex
+
+    m, ids = fill(tmp_path / "s")
+    gate = threading.Event()
+    real = SemanticIndex.encode_all
+
+    def held(self: SemanticIndex, leaves: list, bulk: bool = False) -> dict:
+        gate.wait(60)
+        return real(self, leaves, bulk=bulk)
+
+    monkeypatch.setattr(SemanticIndex, "encode_all", held)
+    new = m.save("Our dog Bruno sleeps in the garden shed.").ids[0]
+    # The save has returned, its leaf is on disk, its vectors are not: the journal names it.
+    m.semantic.vectors.refresh()
+    assert not m.semantic.vectors.has(new) and journal(m) == [new]
+    assert m.get(new).text.startswith("Our dog Bruno")
+    # A thread that holds the write lock does not wait for the worker (it needs the lock).
+    with m.store.lock.hold():
+        assert m.semantic.wait(timeout=30) is False
+    threading.Timer(0.3, gate.set).start()
+    res = m.search("which animals live with me", top_k=5)  # waits for the vectors first
+    assert new in [h.id for h in res.hits[:3]]
+    assert m.semantic.vectors.has(new) and journal(m) == []
+    m.close()
+
+
+@needs_extra
+def test_vectors_a_killed_process_did_not_write_are_caught_up(tmp_path: Path, on: None) -> None:
+    store = tmp_path / "s"
+    m, ids = fill(store)
+    m.close()
+    r = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(store),
+                        "Our dog Bruno sleeps in the garden shed."],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    new = r.stdout.strip()
+    fresh = Memory.open(store)
+    assert journal(fresh) == [new]  # the writer died: its leaf has no vector yet
+    assert fresh.get(new).text.startswith("Our dog Bruno")  # the save itself is kept
+    fresh.search("which animals live with me", top_k=5)  # the first use finds the orphan
+    assert fresh.semantic.deferred.idle(timeout=120)
+    fresh.semantic.vectors.refresh()
+    assert fresh.semantic.vectors.has(new) and journal(fresh) == []
+    assert new in [h.id for h in fresh.search("which animals live with me", top_k=5).hits[:3]]
+    assert check_store(store)["semantic"]["missing"] == 0
+
+
+@needs_extra
+def test_a_failed_encoding_keeps_the_journal_and_the_next_process_repairs(
+        tmp_path: Path, on: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ihmt.semantic import deferred
+    from ihmt.semantic.index import SemanticIndex
+
+    store = tmp_path / "s"
+    m, ids = fill(store)
+
+    def broken(self: SemanticIndex, leaves: list, bulk: bool = False) -> dict:
+        raise RuntimeError("encoder crashed")
+
+    monkeypatch.setattr(SemanticIndex, "encode_all", broken)
+    new = m.save("Our dog Bruno sleeps in the garden shed.").ids[0]
+    assert m.semantic.wait(timeout=60)  # given up on, reported, not lost
+    assert any("encoder crashed" in p for p in m.store.problems)
+    assert journal(m) == [new]
+    assert new in [h.id for h in m.search("Bruno garden shed", top_k=3).hits]  # lexical
+    m.close()
+    monkeypatch.undo()
+    monkeypatch.setenv("IHMT_SEMANTIC", "auto")
+    monkeypatch.setattr(deferred, "STALE_S", -1.0)  # this process's own lines count as old
+    fresh = Memory.open(store)
+    fresh.search("which animals live with me", top_k=5)
+    assert fresh.semantic.deferred.idle(timeout=120)
+    fresh.semantic.vectors.refresh()
+    assert fresh.semantic.vectors.has(new) and journal(fresh) == []
+
+
+@needs_extra
+def test_cli_save_exits_only_after_its_vectors_are_written(tmp_path: Path, on: None) -> None:
+    store = tmp_path / "s"
+    env = {"IHMT_SEMANTIC": "auto"}
+    r = ihmt("--path", str(store), "init", env=env)
+    assert r.returncode == 0, r.stderr
+    for t in DOCS:
+        r = ihmt("--path", str(store), "save", t, env=env)
+        assert r.returncode == 0, r.stderr
+    report = check_store(store)["semantic"]
+    assert report["missing"] == 0 and report["vectors"] == len(DOCS)
+    assert not (store / "ihmt_memory" / "state" / "vectors" / "pending").read_text()

@@ -51,6 +51,7 @@ from .tree.summarize import make_summarizer
 from .writing import Writer, leaf_facts
 
 log = logging.getLogger(__name__)
+CLOSE_WAIT_S = 120.0  # longest close() waits for vectors still being computed
 
 __all__ = ["IngestItem", "Memory", "SaveReport", "clean_text", "default_home", "expand_paths",
            "read_text_file"]
@@ -117,6 +118,10 @@ class Memory:
         return mem
 
     def close(self) -> None:
+        """Finish the vectors of this process's last saves (semantic search), drop caches."""
+        if not self.semantic.wait(timeout=CLOSE_WAIT_S):
+            log.warning("closing before the vectors of the last saves were written; the "
+                        "next process using this store encodes them")
         self.store.clear_cache()
 
     def __enter__(self) -> Memory:
@@ -292,6 +297,7 @@ class Memory:
         """
         if not self.semantic.active:
             raise InputError(self.semantic.reason)
+        self.semantic.wait(timeout=CLOSE_WAIT_S)  # before the lock: the worker needs it
         with self._mutex, self.store.lock.hold():
             leaves = []
             for path in self.store.iter_leaf_paths():

@@ -69,11 +69,12 @@ class Writer:
                     self._commit_batch(reopen=True)
                 return
             self.store.check_writable()
-            vectors = self.semantic.encode(leaf for leaf, _ in prepared)
             with self._writing("save"):
                 root = copy_root(self._ensure_root())
                 lines = self._add_leaves(root, prepared, report, durable=True)
-                self.semantic.append(vectors)
+                # Vectors come right after, off the save's path (semantic.deferred).
+                written = {line["id"] for line in lines}
+                self.semantic.later([leaf for leaf, _ in prepared if leaf.id in written])
                 self.store.catalog_append(lines)
                 root["facts_size"] = self.facts_size()
                 self.store.write_root(root)

@@ -12,6 +12,7 @@ from typing import Any
 
 from . import status
 from . import vectors as _vectors
+from .deferred import WAIT_S, Deferred
 from .tree import CATCH_UP, Tree, remove_tree
 from .vectors import REC, VectorStore
 
@@ -27,6 +28,7 @@ class SemanticIndex:
         self.vectors = VectorStore(store.state_dir)
         self._warned: set[str] = set()
         self._trees: dict[str, Any] = {}  # domain -> Tree, kept for its cache
+        self.deferred = Deferred(self)  # encoding after single saves, off their path
 
     def _fail(self, what: str, exc: BaseException) -> None:
         msg = f"semantic search unavailable ({what}: {exc}); using the lexical ranking"
@@ -48,16 +50,31 @@ class SemanticIndex:
         if not items:
             return None
         try:
-            blocks = self._blocks([lf.text for lf in items], bulk=bulk)
+            return self.encode_all(items, bulk=bulk)
         except Exception as exc:  # noqa: BLE001 - a derived file never stops a save
             self._fail("encoding", exc)
             return None
+
+    def encode_all(self, leaves: list[Any], *, bulk: bool = False
+                   ) -> dict[str, tuple[list[str], list[Any]]]:
+        """Vector blocks of every leaf given, grouped by domain (raises on failure)."""
         out: dict[str, tuple[list[str], list[Any]]] = {}
-        for lf, block in zip(items, blocks):
+        for lf, block in zip(leaves, self._blocks([lf.text for lf in leaves], bulk=bulk)):
             ids, rows = out.setdefault(lf.domain, ([], []))
             ids.append(lf.id)
             rows.append(block)
         return out
+
+    def later(self, leaves: list[Any]) -> None:
+        """Queue saved leaves for encoding on the worker thread (caller holds the write
+        lock): :mod:`ihmt.semantic.deferred`."""
+        if self.active and leaves:
+            self.deferred.look_for_orphans()
+            self.deferred.add(leaves)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the leaves this process queued have their vectors."""
+        return self.deferred.wait(timeout)
 
     def _blocks(self, texts: list[str], *, bulk: bool = False) -> list[Any]:
         """One array per text: its whole vector, then one per unit; every piece of every
@@ -122,6 +139,10 @@ class SemanticIndex:
         if not self.active:
             return None
         try:
+            self.deferred.look_for_orphans()
+            if not self.deferred.wait(WAIT_S):
+                log.warning("vectors of this process's last saves not ready after %.0f s; "
+                            "searching without them", WAIT_S)
             self.vectors.refresh()
             if not self.vectors.count():
                 return None
@@ -139,6 +160,7 @@ class SemanticIndex:
         """On/off, vector count, damaged files, domains whose routing tree is missing or
         behind, and (given every leaf id -> domain) how many leaves have no vector."""
         out: dict[str, Any] = {"on": self.active, "message": self.reason}
+        self.deferred.wait(WAIT_S)
         self.vectors.refresh()
         out["vectors"] = self.vectors.count()
         out["rows"] = self.vectors.rows()
@@ -178,6 +200,7 @@ class SemanticIndex:
             raise RuntimeError(self.reason)
         import numpy as np
 
+        self.deferred.wait(WAIT_S)  # returns at once when the caller holds the lock
         self.vectors.refresh()
         old: dict[str, Any] = {}
         if not everything:

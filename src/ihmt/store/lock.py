@@ -25,11 +25,20 @@ class WriteLock:
         self.timeout = timeout
         self._file = FileLock(str(path), thread_local=False, mode=0o600)
         self._thread = threading.RLock()
+        self._owner: int | None = None  # thread holding it, and how many times
+        self._depth = 0
+
+    def owned(self) -> bool:
+        """Whether the calling thread holds the lock (a thread that does must not wait for
+        another thread that needs it)."""
+        return self._owner == threading.get_ident()
 
     def acquire(self) -> None:
         self._thread.acquire()
         try:
             self._file.acquire(timeout=self.timeout)
+            self._owner = threading.get_ident()
+            self._depth += 1
         except Timeout as exc:
             self._thread.release()
             raise StoreError(
@@ -41,6 +50,9 @@ class WriteLock:
             raise
 
     def release(self) -> None:
+        self._depth -= 1
+        if not self._depth:
+            self._owner = None
         try:
             self._file.release()
         finally:

@@ -685,3 +685,28 @@ def test_cli_save_exits_only_after_its_vectors_are_written(tmp_path: Path, on: N
     report = check_store(store)["semantic"]
     assert report["missing"] == 0 and report["vectors"] == len(DOCS)
     assert not (store / "ihmt_memory" / "state" / "vectors" / "pending").read_text()
+
+
+@needs_extra
+def test_a_memory_appended_twice_counts_once_with_its_newest_block(tmp_path: Path) -> None:
+    import numpy as np
+
+    from ihmt.semantic.encoder import DIM
+    from ihmt.semantic.vectors import VectorStore
+
+    rng = np.random.default_rng(3)
+
+    def block(k: int) -> np.ndarray:
+        v = rng.normal(size=(k, DIM)).astype(np.float32)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+    old, new, other = block(3), block(2), block(1)
+    vs = VectorStore(tmp_path / "state")
+    vs.append({"d": (["L-a", "L-b"], [old, other])})
+    vs.append({"d": (["L-a"], [new])})  # two processes caught up the same memory
+    fresh = VectorStore(tmp_path / "state")
+    fresh.refresh()
+    assert fresh.count() == 2
+    # Half whole-text cosine (1.0 for the block matched) and half best unit (random: ~0).
+    assert fresh.similarity(["L-a"], new[:1])["L-a"] > 0.45  # the newest block is used
+    assert fresh.similarity(["L-a"], old[:1])["L-a"] < 0.25  # the first one is not

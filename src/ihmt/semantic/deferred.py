@@ -17,8 +17,9 @@ encoding later. What keeps that safe:
   leaves and appends them. Two processes catching up the same leaf append its block twice,
   which readers resolve (the newest block wins).
 - Nothing here stops a save or a search: a failure is logged and reported once, the
-  journal keeps the leaf for a later try, and ``ihmt doctor`` counts memories without a
-  vector (``ihmt doctor --repair`` encodes them).
+  batch is tried once more after the process's next save, the journal keeps the leaf for
+  the next process, and ``ihmt doctor`` counts memories without a vector (``ihmt doctor
+  --repair`` encodes them).
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ class Deferred:
         self._cond = threading.Condition()
         self._queue: list[Any] = []  # leaves this process saved, oldest first
         self._orphans: list[tuple[str, str]] = []  # (id, domain) another process left
+        self._retry: list[Any] = []  # leaves of a failed batch, tried once more later
         self._queued = 0  # leaves queued so far by this process's saves
         self._done = 0  # of those, how many were encoded (or given up on)
         self._thread: threading.Thread | None = None
@@ -87,6 +89,8 @@ class Deferred:
         except OSError as exc:  # the vectors still come; only a crash would lose them
             log.warning("semantic journal not written (%s)", exc)
         with self._cond:
+            self._orphans.extend((lf.id, lf.domain) for lf in self._retry)
+            self._retry = []
             self._queue.extend(leaves)
             self._queued += len(leaves)
             self._start()
@@ -149,6 +153,9 @@ class Deferred:
                 self._process(batch)
             except Exception as exc:  # noqa: BLE001 - the journal keeps them for later
                 self.index._fail("encoding after a save", exc)
+                if own:  # tried once more with the next save (a lock held too long, ...)
+                    with self._cond:
+                        self._retry.extend(batch)
             finally:
                 with self._cond:
                     if own:

@@ -650,6 +650,12 @@ def test_a_save_returns_before_its_vectors_and_a_search_waits_for_them(
     m.semantic.vectors.refresh()
     assert not m.semantic.vectors.has(new) and journal(m) == [new]
     assert m.get(new).text.startswith("Our dog Bruno")
+    # ihmt doctor does not call a memory being encoded right now a problem.
+    rep = check_store(tmp_path / "s")
+    sem = rep["semantic"]
+    assert sem["missing"] == 0 and sem["in_flight"] == 1
+    assert not any("vector" in p for p in rep["problems"]), rep["problems"]
+    assert any("being encoded" in n for n in sem["notes"])
     # A thread that holds the write lock does not wait for the worker (it needs the lock).
     with m.store.lock.hold():
         assert m.semantic.wait(timeout=30) is False

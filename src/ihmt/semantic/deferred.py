@@ -109,6 +109,12 @@ class Deferred:
             self._orphans.extend(x for x in found if x[0] not in have)
             self._start()
 
+    def in_flight(self) -> set[str]:
+        """Journal ids a live process is still encoding (not orphans)."""
+        now = time.time()
+        return {i for i, _, pid, t in self._read_journal()
+                if _alive(pid) and now - t <= STALE_S}
+
     def wait(self, timeout: float | None = WAIT_S) -> bool:
         """Block until the leaves this process queued so far have their vectors (or were
         given up on). False when ``timeout`` ran out first."""

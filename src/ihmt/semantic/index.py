@@ -1,4 +1,6 @@
-"""What a :class:`ihmt.Memory` uses: encode at save, append under the lock, query, rebuild.
+"""What a :class:`ihmt.Memory` uses: encode (inside a bulk load, or just after a single
+save on a worker thread: :mod:`ihmt.semantic.deferred`), append under the lock, query,
+rebuild.
 
 Every method is safe to call with the extra absent or switched off (it does nothing), and
 no failure here stops a save or a search: it is logged and reported as a notice.
@@ -183,7 +185,10 @@ class SemanticIndex:
                 unrouted[dom] = behind
         out["unrouted"] = unrouted
         if leaf_ids is not None:
-            out["missing"] = sum(1 for i in leaf_ids if not self.vectors.has(i))
+            lacking = {i for i in leaf_ids if not self.vectors.has(i)}
+            busy = self.deferred.in_flight() & lacking if lacking else set()
+            out["missing"] = len(lacking) - len(busy)
+            out["in_flight"] = len(busy)  # saved moments ago: their vectors are coming
         return out
 
     def rebuild(self, leaves: list[Any], *, everything: bool = True,

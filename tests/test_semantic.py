@@ -264,6 +264,7 @@ def test_two_processes_saving_at_once_keep_the_vector_file_consistent(
     assert len(leaves) == 2 * n
     h = m.semantic.health(dict.fromkeys(leaves, ""))
     assert h == {**h, "vectors": 2 * n, "missing": 0, "damaged": {}}
+    assert journal(m) == []  # each writer's worker pruned its lines, none pruned the other's
     # The routing tree both writers grew holds every row of the vector file, once.
     import numpy as np
 

@@ -15,6 +15,16 @@ from ihmt import Memory
 # that compare the lexical descent with a flat BM25 scan fail, by design (the hybrid list
 # is not the lexical one).
 os.environ.setdefault("IHMT_SEMANTIC", "off")
+SEMANTIC = os.environ["IHMT_SEMANTIC"]
+
+
+@pytest.fixture(autouse=True)
+def _semantic_switch_restored() -> None:
+    """The benchmark harnesses set IHMT_SEMANTIC for their process; give every test the
+    switch the suite started with, whatever the test before it ran."""
+    os.environ["IHMT_SEMANTIC"] = SEMANTIC
+    yield
+    os.environ["IHMT_SEMANTIC"] = SEMANTIC
 
 
 @pytest.fixture

@@ -566,3 +566,28 @@ def test_syncs_killed_at_random_moments_lose_nothing(tmp_path: Path) -> None:
         assert [f.value for f in m.facts("cluster")] == ["5", "800"]
         assert m.search("sigma cluster 799 nodes", top_k=1).hits
     assert killed >= 3  # most trials really died half way
+
+
+def test_memories_a_sync_brings_get_their_vectors_on_this_machine(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ihmt.semantic import missing_packages
+
+    if missing_packages():
+        pytest.skip("ihmt[semantic] not installed")
+    monkeypatch.setenv("IHMT_SEMANTIC", "auto")
+    remote = bare(tmp_path)
+    a, b = machine(tmp_path, "a"), machine(tmp_path, "b")
+    a.save("I adopted a small grey cat called Miso in March.")
+    a.save("The CI pipeline runs on GitHub Actions with a matrix of Python versions.")
+    gitsync.init(a, str(remote))
+    gitsync.init(b, str(remote))  # B receives A's memories, not its vector files
+    a.save("My sister Ana works as a nurse in Madrid.")
+    gitsync.sync(a)
+    gitsync.sync(b)
+    assert leaves(a) == leaves(b)
+    assert b.semantic.deferred.idle(timeout=120)
+    health = b.semantic.health(dict.fromkeys(leaves(b), ""))
+    assert health["missing"] == 0 and health["vectors"] == 3
+    assert "cat called Miso" in b.search("what pet do I have", top_k=3).hits[0].text
+    assert "nurse" in b.search("which relative is in healthcare", top_k=3).hits[0].text
+    assert clean(b)  # vectors are derived and local: nothing for git to track

@@ -307,6 +307,27 @@ class Memory:
                     continue
             return self.semantic.rebuild(leaves, everything=everything, progress=progress)
 
+    def queue_missing_vectors(self) -> int:
+        """Queue every memory without a semantic vector for the worker thread (after a sync
+        brought memories saved on another machine: vector files are not synced). Returns
+        how many were queued; 0 when semantic search is off. Reads only the leaves that
+        lack a vector."""
+        if not self.semantic.active:
+            return 0
+        with self._mutex, self.store.lock.hold():
+            vs = self.semantic.vectors
+            vs.refresh()
+            todo = []
+            for path in self.store.iter_leaf_paths():
+                if vs.has(path.stem):
+                    continue
+                try:
+                    todo.append(self.store.read_leaf(path.stem, path.parent.name))
+                except (DamagedFileError, NotFoundError):
+                    continue
+            self.semantic.later(todo)
+        return len(todo)
+
     def rebuild_routing(self) -> dict[str, int]:
         """Rebuild the semantic routing trees from the vectors on disk (no encoding): the
         repair of a missing or damaged tree. Returns the rows indexed per domain."""

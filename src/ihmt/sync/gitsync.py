@@ -632,9 +632,12 @@ def _apply_files(mem: Memory, old: str | None, target: str, report: dict[str, An
 
 
 def _finish(mem: Memory) -> None:
-    """After HEAD moved: rebuild the derived files, order the fact log, commit the result."""
+    """After HEAD moved: rebuild the derived files (the semantic vectors of the memories
+    that came in are computed just after, by this process's worker), order the fact log,
+    commit the result."""
     path = mem.store.path
     mem.rebuild()
+    mem.queue_missing_vectors()  # memories from the other machine: vectors are local
     normalize_facts(mem)
     commit_all(path, "sync: tree rebuilt after merge")
     (path / MARKER).unlink(missing_ok=True)

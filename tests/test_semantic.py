@@ -781,3 +781,30 @@ def test_a_failed_batch_is_tried_again_after_the_next_save(
     m.semantic.vectors.refresh()
     assert m.semantic.vectors.has(first) and m.semantic.vectors.has(second)
     assert journal(m) == []
+
+
+@needs_extra
+def test_a_period_still_decides_between_twins_when_meaning_gives_the_answer(
+        tmp_path: Path, on: None) -> None:
+    m = Memory.open(tmp_path / "s", create=True)
+    m.save("Team offsite in Lisbon, we planned the billing rewrite.", date="2023-05-10")
+    m.save("Team offsite in Porto, we planned the billing rewrite.", date="2025-05-10")
+    for year, city in (("2023", "Lisbon"), ("2025", "Porto")):
+        res = m.search(f"billing offsite in {year}")
+        assert res.status == "AMBIGUOUS"  # lexically NOT FOUND; by meaning: choose
+        assert city in res.hits[0].text, year
+
+
+@needs_extra
+def test_with_semantic_on_a_question_about_now_lists_the_history_in_order(
+        tmp_path: Path, on: None) -> None:
+    m = Memory.open(tmp_path / "s", create=True, config={"branch_factor": 4})
+    texts = [("2026-01-10", "The Quasar ledger service listens on port 8080."),
+             ("2026-03-15", "Update: the Quasar ledger service moved to port 8181."),
+             ("2026-06-01", "The Quasar ledger service now uses port 8282."),
+             ("2026-09-20", "The Quasar ledger service listens on port 8383 after the cutover.")]
+    ids = {i: m.save(t, date=d).ids[0] for i, (d, t) in enumerate(texts)}
+    m.save("The Quasar billing job exports invoices every night.", date="2026-04-01")
+    res = m.search("which port does the Quasar ledger service use now?")
+    assert [h.id for h in res.hits[:4]] == [ids[3], ids[2], ids[1], ids[0]]
+    assert [h.outdated for h in res.hits[:4]] == [False, True, True, True]

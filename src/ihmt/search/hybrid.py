@@ -20,12 +20,17 @@ beat normalising by the maximum alone (see BENCHMARKS.md).
 The decision keeps its meaning:
 
 - FOUND stays FOUND and its best memory stays first (a confident lexical answer is not
-  second-guessed); the rest of the list is fused.
+  second-guessed), followed by its superseded versions as the lexical rules ordered them
+  (newest first); the rest of the list is fused.
 - AMBIGUOUS stays AMBIGUOUS (only a clue resolves it); the list is fused, except that a
-  question about what holds now keeps the newest version first.
+  question about what holds now keeps the newest version first, with its history after
+  it.
 - NOT FOUND becomes an answer only on semantic evidence: FOUND when the best similarity
   is at least :data:`STRONG` and clearly above the next one, AMBIGUOUS when it is at
-  least :data:`WEAK`. Similarity is never zero, so a query of stray words, whose closest
+  least :data:`WEAK`. The memory put first is the first of the fused order that is at
+  least :data:`WEAK` in meaning, so a period or a clue the lexical rules applied still
+  decides between near-identical memories (then the answer is AMBIGUOUS unless that
+  memory is also the semantic winner). Similarity is never zero, so a query of stray words, whose closest
   memory is far below :data:`WEAK`, still answers NOT FOUND.
 """
 
@@ -66,9 +71,15 @@ def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, fl
     order = sorted(pool, key=lambda i: (-fused[i], lex_pos.get(i, len(lex_pos))))
 
     pinned: str | None = None
+    lead: list[str] = []  # pinned first, then the older versions listed right after it
     upgrade: str | None = None
     if (result.status == "FOUND" or keep_top) and result.hits:
         pinned = result.hits[0].id
+        if lex and lex[0].id == pinned:
+            k = 1
+            while k < len(lex) and lex[k].outdated:
+                k += 1  # the versions the lexical rules keep with it, newest first
+            lead = [h.id for h in lex[:k]]
     elif result.status == "NOT_FOUND" and semantic:
         best_id, s1 = semantic[0]
         s2 = semantic[1][1] if len(semantic) > 1 else 0.0
@@ -77,9 +88,14 @@ def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, fl
         elif s1 >= WEAK:
             upgrade = "AMBIGUOUS"
         if upgrade:
-            pinned = best_id
+            # The fused order carries the lexical rules (a period asked for, a clue, a
+            # correction): the first memory in it that is close enough in meaning leads.
+            pinned = next((i for i in order if sims.get(i, 0.0) >= WEAK), best_id)
+            if pinned != best_id:
+                upgrade = "AMBIGUOUS"  # not the clear semantic winner: let the user choose
     if pinned is not None:
-        order = [pinned] + [i for i in order if i != pinned]
+        lead = lead or [pinned]
+        order = lead + [i for i in order if i not in set(lead)]
 
     scale = best_lex if best_lex > 0 else 1.0
     by_id = {h.id: h for h in lex}

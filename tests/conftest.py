@@ -12,8 +12,9 @@ from ihmt import Memory
 # The suite runs lexical-only, as without the ``ihmt[semantic]`` extra, so every existing
 # expectation holds either way; tests/test_semantic.py switches semantic search on where
 # it needs it. ``IHMT_SEMANTIC=auto pytest`` runs the suite with it on: then only the tests
-# that compare the lexical descent with a flat BM25 scan fail, by design (the hybrid list
-# is not the lexical one), and the GUI's NOT FOUND check: its "never said" query shares
+# of tests/test_search.py that compare the lexical descent with a flat BM25 scan or count
+# the files it opens fail, by design (the hybrid list is not the lexical one, and it asks
+# the descent for 30 candidates), and the GUI's NOT FOUND check: its "never said" query shares
 # "Kubernetes" with a demo memory close enough in meaning that the hybrid asks for a clue.
 os.environ.setdefault("IHMT_SEMANTIC", "off")
 SEMANTIC = os.environ["IHMT_SEMANTIC"]

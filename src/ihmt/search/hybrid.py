@@ -95,7 +95,8 @@ def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, fl
                 upgrade = "AMBIGUOUS"  # not the clear semantic winner: let the user choose
     if pinned is not None:
         lead = lead or [pinned]
-        order = lead + [i for i in order if i not in set(lead)]
+        first = set(lead)
+        order = lead + [i for i in order if i not in first]
 
     scale = best_lex if best_lex > 0 else 1.0
     by_id = {h.id: h for h in lex}

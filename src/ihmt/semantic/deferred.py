@@ -53,6 +53,11 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _orphaned(pid: int, stamp: float, now: float) -> bool:
+    """A journal line whose writer is gone, or that has waited too long for it."""
+    return not _alive(pid) or now - stamp > STALE_S
+
+
 class Deferred:
     """The queue of one :class:`ihmt.semantic.index.SemanticIndex` (one per Memory)."""
 
@@ -66,7 +71,6 @@ class Deferred:
         self._done = 0  # of those, how many were encoded (or given up on)
         self._thread: threading.Thread | None = None
         self._looked = False  # journal searched for orphans yet
-        self.appended = 0  # leaves whose vectors this worker appended (for tests, doctor)
 
     @property
     def path(self) -> Path:
@@ -100,8 +104,8 @@ class Deferred:
         if self._looked:
             return
         self._looked = True
-        found = [(i, d) for i, d, pid, t in self._read_journal()
-                 if not _alive(pid) or time.time() - t > STALE_S]
+        now = time.time()
+        found = [(i, d) for i, d, pid, t in self._read_journal() if _orphaned(pid, t, now)]
         if not found:
             return
         with self._cond:
@@ -112,8 +116,7 @@ class Deferred:
     def in_flight(self) -> set[str]:
         """Journal ids a live process is still encoding (not orphans)."""
         now = time.time()
-        return {i for i, _, pid, t in self._read_journal()
-                if _alive(pid) and now - t <= STALE_S}
+        return {i for i, _, pid, t in self._read_journal() if not _orphaned(pid, t, now)}
 
     def wait(self, timeout: float | None = WAIT_S) -> bool:
         """Block until the leaves this process queued so far have their vectors (or were
@@ -193,7 +196,6 @@ class Deferred:
                     encoded[dom] = ([ids[k] for k in keep], [blocks[k] for k in keep])
             if any(ids for ids, _ in encoded.values()):
                 self.index.append(encoded)
-                self.appended += sum(len(ids) for ids, _ in encoded.values())
             self._prune()
 
     def _read_journal(self) -> list[tuple[str, str, int, float]]:

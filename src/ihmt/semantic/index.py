@@ -142,7 +142,7 @@ class SemanticIndex:
             return None
         try:
             self.deferred.look_for_orphans()
-            if not self.deferred.wait(WAIT_S):
+            if not self.deferred.wait(WAIT_S) and not self.store.lock.owned():
                 log.warning("vectors of this process's last saves not ready after %.0f s; "
                             "searching without them", WAIT_S)
             self.vectors.refresh()
@@ -205,7 +205,6 @@ class SemanticIndex:
             raise RuntimeError(self.reason)
         import numpy as np
 
-        self.deferred.wait(WAIT_S)  # returns at once when the caller holds the lock
         self.vectors.refresh()
         old: dict[str, Any] = {}
         if not everything:

@@ -628,6 +628,37 @@ def test_e2e_search_draws_its_path(browser: Browser, site: str) -> None:
 
 
 @needs_browser
+def test_e2e_a_slow_older_search_never_replaces_a_newer_one(browser: Browser,
+                                                           site: str) -> None:
+    page = open_page(browser, site, "diagnose")
+    held: list[Any] = []
+
+    def hold_first(route: Any) -> None:
+        if not held:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/api/search?*", hold_first)
+    page.fill("#search-form input[name=q]", "where do I live")
+    page.click("#search-form button[type=submit]")
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(20)
+    assert held, "the first search was never sent"
+    page.fill("#search-form input[name=q]", "Luis")
+    page.click("#search-form button[type=submit]")
+    page.wait_for_function(
+        "() => document.querySelector('#diag-status')?.textContent.toUpperCase() === 'AMBIGUOUS'")
+    held[0].fulfill(response=held[0].fetch())
+    page.wait_for_timeout(300)  # time for the stale answer to be (not) painted
+    assert page.locator("#diag-status").inner_text().strip().upper() == "AMBIGUOUS"
+    page.unroute("**/api/search?*")
+    done(page)
+
+
+@needs_browser
 def test_e2e_language_switch_translates_every_label(browser: Browser, site: str) -> None:
     page = open_page(browser, site, "explore")
     page.wait_for_selector("#explore-tree .node.branch")
@@ -687,6 +718,51 @@ def test_e2e_setup_previews_then_writes_on_confirm(browser: Browser,
         monkeypatch.delenv("IHMT_HOME", raising=False)
         make_demo_store(home / ".ihmt")
         setup_flow(browser, home)
+
+
+@needs_browser
+def test_e2e_folder_browser_paints_only_the_newest_listing(browser: Browser) -> None:
+    """A slow, older folder listing must not overwrite the one asked for after it.
+
+    The listing of home is held back while the user ticks "show hidden folders"; the toggle
+    must apply to home (the folder being opened), and the held answer, released last, must
+    not replace the hidden-folder listing. This is the race that once made the setup flow
+    miss the `.ihmt` folder on a busy machine.
+    """
+    with short_home() as home:
+        make_demo_store(home / ".ihmt")
+        with served(build_app(None, TOKEN, home=home)) as url:
+            page = open_page(browser, url, "setup")
+            page.wait_for_selector('#setup-browser .folder[data-path$="/Documents"]')
+            page.click('#setup-browser .folder[data-path$="/Documents"]')
+            page.wait_for_selector('#setup-browser .chosen-path:text-is("%s")'
+                                   % (home / "Documents"))
+            held: list[Any] = []
+
+            def hold_plain_home(route: Any) -> None:
+                query = route.request.url.split("?", 1)[-1]
+                if "hidden=0" in query and "Documents" not in query and not held:
+                    held.append(route)
+                else:
+                    route.continue_()
+
+            page.route("**/api/fs?*", hold_plain_home)
+            page.click('#setup-browser button.crumb-btn:text-is("home")')
+            for _ in range(100):
+                if held:
+                    break
+                page.wait_for_timeout(20)
+            assert held, "the listing of home was never requested"
+            page.check("#setup-browser .toggle input")
+            page.wait_for_selector('#setup-browser .folder[data-path$="/.ihmt"]')
+            answer = held[0].fetch()
+            held[0].fulfill(response=answer)
+            page.wait_for_timeout(300)  # time for the stale answer to be (not) painted
+            assert page.locator('#setup-browser .folder[data-path$="/.ihmt"]').count() == 1
+            assert page.locator("#setup-browser .toggle input").is_checked()
+            assert page.locator("#setup-browser .chosen-path").inner_text() == str(home)
+            page.unroute("**/api/fs?*")
+            done(page)
 
 
 def setup_flow(browser: Browser, home: Path) -> None:

@@ -57,3 +57,20 @@ export async function api(path, { params, body } = {}) {
   if (!res.ok) throw new ApiError(res.status, data.error || 'error', data.message || res.statusText);
   return data;
 }
+
+/**
+ * Orders overlapping requests of one view: `take()` starts a turn and returns a check that
+ * stays true only until the next turn starts. A view that awaits a request paints its
+ * answer only if its turn is still current, so a slow, older answer never overwrites the
+ * newer one the user asked for.
+ */
+export class Turns {
+  constructor() {
+    this.n = 0;
+  }
+
+  take() {
+    const mine = ++this.n;
+    return () => mine === this.n;
+  }
+}

@@ -2,13 +2,14 @@
 // confidence, how many files the descent opened, the path it took drawn on the tree, and
 // the ranked candidates with their scores.
 
-import { api } from './api.mjs';
+import { api, Turns } from './api.mjs';
 import { dateRange, domainChip, errorBox, fill, h, loading, tr } from './dom.mjs';
 import { noStore } from './shared.mjs';
 import { TreeView } from './tree.mjs';
 
 let wired = false;
 let lastVersion = -1;
+const turns = new Turns();
 
 const STATUS_CLASS = { FOUND: 'good', AMBIGUOUS: 'warn', NOT_FOUND: 'bad' };
 
@@ -38,13 +39,15 @@ async function run(form) {
   const body = document.getElementById('diagnose-body');
   const params = { q: form.get('q'), clue: form.get('clue'), k: form.get('k') };
   fill(body, loading());
+  const current = turns.take();
   let res;
   try {
     res = await api('/api/search', { params });
   } catch (err) {
-    fill(body, errorBox(err));
+    if (current()) fill(body, errorBox(err));
     return;
   }
+  if (!current()) return; // a newer search was submitted meanwhile
   const treeHost = h('div', { id: 'diagnose-tree' }, loading());
   const tree = new TreeView(treeHost, { leafBodies: true });
   fill(body,

@@ -1,7 +1,7 @@
 // A folder browser served by the app itself (/api/fs lists subfolders only, never file
 // contents): the browser's own file dialog cannot hand a web page a real path.
 
-import { api } from './api.mjs';
+import { api, Turns } from './api.mjs';
 import { errorBox, fill, h, tr } from './dom.mjs';
 
 function crumbs(dir) {
@@ -25,16 +25,25 @@ export class FolderBrowser {
     this.chooseKey = chooseKey;
     this.hidden = false;
     this.data = null;
+    this.target = undefined; // the folder asked for last, shown or still loading
+    this.turns = new Turns();
   }
 
   async open(dir) {
+    this.target = dir;
+    const current = this.turns.take();
+    let data;
     try {
-      this.data = await api('/api/fs', { params: { dir, hidden: this.hidden ? 1 : 0 } });
+      data = await api('/api/fs', { params: { dir, hidden: this.hidden ? 1 : 0 } });
     } catch (err) {
+      if (!current()) return;
       if (dir && this.data === null) return this.open(undefined); // fall back to home
       fill(this.container, errorBox(err));
       return;
     }
+    if (!current()) return; // a newer request (another folder, the hidden toggle) won
+    this.data = data;
+    this.target = data.dir;
     this.render();
   }
 
@@ -65,7 +74,7 @@ export class FolderBrowser {
         h('label', { class: 'toggle' },
           h('input', {
             type: 'checkbox', checked: this.hidden,
-            onchange: (ev) => { this.hidden = ev.target.checked; this.open(d.dir); },
+            onchange: (ev) => { this.hidden = ev.target.checked; this.open(this.target ?? d.dir); },
           }),
           tr('folders.show_hidden'))),
       list,

@@ -1,7 +1,7 @@
 // Timeline: one lane per subject · attribute on a shared time axis (SVG), the changes
 // detected between values, and what was true on a chosen date.
 
-import { api } from './api.mjs';
+import { api, Turns } from './api.mjs';
 import { errorBox, fill, h, loading, svg, tr } from './dom.mjs';
 import { noStore } from './shared.mjs';
 
@@ -16,6 +16,7 @@ const AXIS_H = 30;
 let wired = false;
 let shownVersion = -1;
 let data = null;
+const stateTurns = new Turns();
 
 const ms = (d) => Date.parse(`${d.slice(0, 10)}T00:00:00Z`);
 const iso = (t) => new Date(t).toISOString().slice(0, 10);
@@ -200,13 +201,15 @@ async function showDate(date) {
   moveMarker(date);
   if (!host || !date) return;
   fill(host, loading());
+  const current = stateTurns.take();
   let res;
   try {
     res = await api('/api/state', { params: { date } });
   } catch (err) {
-    fill(host, errorBox(err));
+    if (current()) fill(host, errorBox(err));
     return;
   }
+  if (!current()) return; // another date was chosen meanwhile
   const head = h('p', { class: 'hint', i18n: 'timeline.state_on', args: { date } });
   if (!res.facts.length) {
     fill(host, head, h('p', { class: 'muted', i18n: 'timeline.state_none' }));

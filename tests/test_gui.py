@@ -179,7 +179,11 @@ def test_serve_prints_the_url_and_opens_the_browser(
     def fake_run(self: Any, sockets: Any = None) -> None:
         served_on.append(sockets[0].getsockname())
         self.started = True
-        time.sleep(0.3)  # the browser opens once the server has started
+        # The browser opens once the server has started: on the first call keep "serving"
+        # until it has (at most 10 s); on the second, which must not open it, for 0.3 s.
+        deadline = time.monotonic() + (10 if len(served_on) == 1 else 0.3)
+        while not opened and time.monotonic() < deadline:
+            time.sleep(0.01)
 
     monkeypatch.setattr(uvicorn.Server, "run", fake_run)
     monkeypatch.setattr(gui_app.webbrowser, "open", lambda url: opened.append(url))

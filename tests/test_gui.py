@@ -769,6 +769,47 @@ def test_e2e_folder_browser_paints_only_the_newest_listing(browser: Browser) -> 
             done(page)
 
 
+@needs_browser
+def test_e2e_a_slow_agent_preview_never_replaces_the_newer_one(browser: Browser,
+                                                               monkeypatch: pytest.MonkeyPatch
+                                                               ) -> None:
+    """Preview Codex, then Claude Code while the Codex answer is still on its way: the
+    preview shown, and the one its Apply button writes, is Claude Code's."""
+    with short_home() as home:
+        monkeypatch.setenv("HOME", str(home))
+        monkeypatch.setenv("IHMT_INSTALL_NO_CLI", "1")
+        make_demo_store(home / ".ihmt")
+        with served(build_app(home / ".ihmt", TOKEN, home=home)) as url:
+            page = open_page(browser, url, "setup")
+            page.wait_for_selector("#preview-codex")
+            held: list[Any] = []
+
+            def hold_first(route: Any) -> None:
+                if not held:
+                    held.append(route)
+                else:
+                    route.continue_()
+
+            page.route("**/api/setup/preview", hold_first)
+            page.click("#preview-codex")
+            for _ in range(100):
+                if held:
+                    break
+                page.wait_for_timeout(20)
+            assert held, "the Codex preview was never asked for"
+            page.click("#preview-claude-code")
+            page.wait_for_selector("#agent-preview")
+            held[0].fulfill(response=held[0].fetch())
+            page.wait_for_timeout(300)  # time for the stale answer to be (not) painted
+            assert ".claude.json" in page.locator("#agent-preview").inner_text()
+            page.click("#setup-apply")
+            page.wait_for_selector("#setup-applied")
+            assert (home / ".claude.json").is_file()
+            assert not (home / ".codex").exists()
+            page.unroute("**/api/setup/preview")
+            done(page)
+
+
 def setup_flow(browser: Browser, home: Path) -> None:
     with served(build_app(None, TOKEN, home=home)) as url:
         page = open_page(browser, url, "setup")

@@ -1,7 +1,7 @@
 // Set up: choose (or create) the memory folder, and register the memory server with the
 // agents. Every write is previewed first; only the confirm button of a preview writes.
 
-import { api } from './api.mjs';
+import { api, Turns } from './api.mjs';
 import { errorBox, fill, h, loading, tilde, toast, tr } from './dom.mjs';
 import { FolderBrowser } from './folders.mjs';
 
@@ -61,16 +61,19 @@ function renderCurrent(ctx) {
 }
 
 // ---------------------------------------------------------------- the memory folder
+const folderTurns = new Turns(); // store previews: only the newest one is shown
 async function decide(ctx, dir) {
   const box = $('setup-decision');
   fill(box, loading());
+  const current = folderTurns.take();
   let res;
   try {
     res = await api('/api/store/preview', { body: { path: dir } });
   } catch (err) {
-    fill(box, errorBox(err));
+    if (current()) fill(box, errorBox(err));
     return;
   }
+  if (!current()) return; // another folder was chosen meanwhile
   if (res.exists) {
     const inUse = res.store_path === ctx.status.store_path;
     fill(box, h('div', { class: 'decision' },
@@ -210,6 +213,8 @@ function changeView(c) {
     c.note ? h('p', { class: 'hint', text: c.note }) : null);
 }
 
+const agentTurns = new Turns(); // agent previews: only the newest one is shown
+
 async function preview(ctx, a) {
   const st = agentState[a.agent];
   const box = $('setup-preview');
@@ -218,15 +223,18 @@ async function preview(ctx, a) {
     return;
   }
   fill(box, loading());
+  const current = agentTurns.take();
   let res;
   try {
     res = await api('/api/setup/preview', {
       body: { agent: a.agent, scope: st.scope, project: st.scope === 'project' ? st.project : undefined },
     });
   } catch (err) {
-    fill(box, errorBox(err));
+    if (current()) fill(box, errorBox(err));
     return;
   }
+  // Another preview was asked for meanwhile: its Apply button, not this one, is shown.
+  if (!current()) return;
   const r = res.result;
   const scopeKey = st.scope === 'user' ? 'setup.scope_user' : 'setup.scope_project';
   fill(box, h('div', { class: 'preview-card', id: 'agent-preview' },

@@ -8,8 +8,10 @@ import re
 from pathlib import Path
 
 import pytest
-from bench import locomo, retrieval, synthetic
+from bench import bulk_memory, locomo, retrieval, synthetic
 from bench._common import FlatBM25, kept_count, load_memory_api, percentile, score_ranking
+
+from ihmt.semantic import missing_packages
 
 MEMORY, MEMORY_MISSING = load_memory_api()
 needs_memory = pytest.mark.skipif(MEMORY is None, reason=f"{MEMORY_MISSING}")
@@ -217,6 +219,23 @@ def test_retrieval_by_single_saves_with_another_branch_factor(tmp_path: Path) ->
     log = (store / "state" / "intent.log").read_text().split("\n")
     assert sum(1 for line in log if " save " in line) >= 100
     assert not any(" bulk " in line for line in log)
+
+
+@needs_memory
+def test_bulk_memory_small_run(tmp_path: Path) -> None:
+    memories, queries = synthetic.generate(60, 4, seed=5)
+    synthetic.write(tmp_path, memories, queries)
+    result = bulk_memory.run(tmp_path / "memories.jsonl", 40)
+    lexical, semantic = result["modes"]
+    assert lexical["mode"] == "lexical" and lexical["memories"] == 40
+    assert 0 < lexical["rss_mb_before"] <= lexical["rss_mb_peak"]
+    assert lexical["load_s"] > 0 and "vectors" not in lexical
+    assert semantic["mode"] == "semantic"
+    if missing_packages():
+        assert "skipped" in semantic  # the extra is absent: reported, not failed
+    else:
+        assert semantic["memories"] == 40 and semantic["vectors"] == 40
+        assert semantic["rss_mb_before"] > lexical["rss_mb_before"]  # the model is loaded
 
 
 def test_retrieval_without_store_api_still_runs_the_baseline(

@@ -23,6 +23,7 @@ TOKENIZER_REL = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.
 _lock = threading.Lock()
 _encoders: dict[bool, Encoder] = {}
 BULK_THREADS = 4  # at most this many cores for bulk loads and rebuilds
+TOKENIZE_SLICE = 2048  # texts tokenised together (bounds the tokenizer's temporary objects)
 
 
 class EncoderError(RuntimeError):
@@ -88,8 +89,13 @@ class Encoder:
             at = {t: i for i, t in enumerate(unique)}
             return self.encode(unique, batch)[[at[t[:MAX_CHARS]] for t in texts]]
         out = np.zeros((len(texts), DIM), dtype=np.float32)
-        enc = self.tokenizer.encode_batch(texts)
-        ids = [e.ids for e in enc]
+        # Tokenised a slice at a time and kept as small int32 arrays: the tokenizer's own
+        # objects and lists of Python ints cost kilobytes per text, which on a bulk load
+        # of 16,384 memories (about 86,000 texts) was hundreds of megabytes.
+        ids: list[Any] = []
+        for a in range(0, len(texts), TOKENIZE_SLICE):
+            ids.extend(np.asarray(e.ids, dtype=np.int32)
+                       for e in self.tokenizer.encode_batch(texts[a:a + TOKENIZE_SLICE]))
         order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
         start = 0
         while start < len(order):

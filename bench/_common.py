@@ -70,7 +70,18 @@ def rounded(value: Any, digits: int = 4) -> Any:
 
 
 def rss_mb() -> float | None:
-    """Peak resident memory of this process in MB (None where ``resource`` is missing)."""
+    """Peak resident memory of this process in MB (None where it cannot be read).
+
+    On Linux the peak of this process's own address space (``VmHWM``): ``ru_maxrss``
+    survives ``exec``, so a child started from a large parent would report the parent's
+    size at the fork."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        pass
     try:
         import resource
     except ImportError:  # Windows

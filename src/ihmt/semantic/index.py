@@ -108,9 +108,16 @@ class SemanticIndex:
         import numpy as np
 
         for dom, (gen, first, end) in placed.items():
-            rows = np.concatenate([np.asarray(b, dtype=np.float32).reshape(-1, b.shape[-1])
-                                   for b in encoded[dom][1]])
-            known = {first + i: rows[i] for i in range(min(len(rows), end - first))}
+            # Row number -> vector, as views of the blocks (a bulk batch's rows are not
+            # copied once more: they are a hundred megabytes and more).
+            known: dict[int, Any] = {}
+            row = first
+            for b in encoded[dom][1]:
+                for v in np.asarray(b, dtype=np.float32).reshape(-1, b.shape[-1]):
+                    if row >= end:
+                        break
+                    known[row] = v
+                    row += 1
             self._route(dom, gen, end, known, limit=CATCH_UP)
 
     def _route(self, dom: str, gen: int, end: int, known: dict[int, Any],

@@ -84,13 +84,14 @@ def read_header(raw: bytes) -> tuple[int, int] | None:
     return None
 
 
-def encode_blocks(ids: list[str], blocks: list[Any], *, whole_only: bool = False) -> bytes:
+def encode_blocks(ids: list[str], blocks: list[Any], *, whole_only: bool = False
+                  ) -> bytearray:
     """Records for ``ids`` and their blocks (float32 arrays ``(1 + units, DIM)``, the
     whole-text vector first). ``whole_only`` flags blocks converted from the first layout,
     whose units were never computed (``rebuild --embeddings`` computes them)."""
     import numpy as np
 
-    parts = []
+    out = bytearray()  # grown in place: a list of records joined at the end held twice
     for leaf_id, block in zip(ids, blocks):
         raw_id = leaf_id.encode("ascii")
         if len(raw_id) > ID_BYTES:
@@ -100,8 +101,9 @@ def encode_blocks(ids: list[str], blocks: list[Any], *, whole_only: bool = False
         for part in range(n):
             body = (raw_id.ljust(ID_BYTES, b"\0") + bytes((part, n - 1, int(whole_only), 0))
                     + half[part].tobytes())
-            parts.append(body + struct.pack("<I", zlib.crc32(body)))
-    return b"".join(parts)
+            out += body
+            out += struct.pack("<I", zlib.crc32(body))
+    return out
 
 
 @dataclass
@@ -508,7 +510,7 @@ class VectorStore:
         return out
 
     def _start_file(self, path: Path, size: int, head: tuple[int, int] | None,
-                    payload: bytes) -> tuple[int, int, int]:
+                    payload: bytes | bytearray) -> tuple[int, int, int]:
         """A new file, or the one-time conversion of a first-layout file (its vectors are
         kept as one-part blocks); a damaged header cannot be trusted, so what follows it is
         dropped (``ihmt doctor`` then reports the memories without a vector)."""

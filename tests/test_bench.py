@@ -226,16 +226,17 @@ def test_bulk_memory_small_run(tmp_path: Path) -> None:
     memories, queries = synthetic.generate(60, 4, seed=5)
     synthetic.write(tmp_path, memories, queries)
     result = bulk_memory.run(tmp_path / "memories.jsonl", 40)
-    lexical, semantic = result["modes"]
-    assert lexical["mode"] == "lexical" and lexical["memories"] == 40
+    lexical, semantic, rebuild = result["modes"]
+    assert [m["mode"] for m in result["modes"]] == ["lexical", "semantic", "rebuild"]
+    assert 30 <= lexical["memories"] <= 40  # the store may merge exact repeats
     assert 0 < lexical["rss_mb_before"] <= lexical["rss_mb_peak"]
-    assert lexical["load_s"] > 0 and "vectors" not in lexical
-    assert semantic["mode"] == "semantic"
+    assert lexical["seconds"] > 0 and "vectors" not in lexical
     if missing_packages():
-        assert "skipped" in semantic  # the extra is absent: reported, not failed
+        assert "skipped" in semantic and "skipped" in rebuild  # reported, not failed
     else:
-        assert semantic["memories"] == 40 and semantic["vectors"] == 40
-        assert semantic["rss_mb_before"] > lexical["rss_mb_before"]  # the model is loaded
+        for m in (semantic, rebuild):
+            assert m["memories"] == lexical["memories"] == m["vectors"], m
+            assert m["rss_mb_before"] > lexical["rss_mb_before"]  # the model is loaded
 
 
 def test_retrieval_without_store_api_still_runs_the_baseline(

@@ -224,15 +224,17 @@ class SemanticIndex:
                     a, k = d.rows(j)
                     k = max(1, min(k, d.n - a))
                     if k == 1 or bool(d.unit[a + 1:a + k].all()):
-                        old[leaf_id] = self.vectors.block_rows(dom, np.arange(a, a + k),
-                                                               exact=True)
+                        old[leaf_id] = self.vectors.block_rows(
+                            dom, np.arange(a, a + k), exact=True).astype(np.float16)
         todo = [lf for lf in leaves if lf.id not in old]
         fresh: dict[str, Any] = {}
         done = 0
         for start in range(0, len(todo), batch):
             part = todo[start:start + batch]
             for lf, block in zip(part, self._blocks([lf.text for lf in part], bulk=True)):
-                fresh[lf.id] = block
+                # Held as float16, the precision of the file: every vector of the store
+                # waits here until the files are rewritten (half the memory of float32).
+                fresh[lf.id] = block.astype(np.float16)
             done += len(part)
             if progress:
                 progress(done, len(todo))
@@ -243,11 +245,11 @@ class SemanticIndex:
             ids = [lf.id for lf in items]
             blocks = [fresh[i] if i in fresh else old[i] for i in ids]
             gen = self.vectors.rewrite(dom, ids, blocks)
-            rows = np.concatenate(blocks) if blocks else np.zeros((0, 1))
+            known = dict(enumerate(v for b in blocks for v in b))  # views, not a copy
             name = files_name(dom)
             remove_tree(self.vectors.dir, name)
             self._trees.pop(name, None)
-            self._route(name, gen, len(rows), dict(enumerate(rows)), limit=None)
+            self._route(name, gen, len(known), known, limit=None)
         self.vectors.remove_stale({files_name(d) for d in by_dom})
         self.vectors.refresh()
         return {"vectors": len(leaves), "computed": len(todo), "kept": len(leaves) - len(todo)}

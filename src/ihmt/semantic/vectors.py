@@ -84,14 +84,15 @@ def read_header(raw: bytes) -> tuple[int, int] | None:
     return None
 
 
-def encode_blocks(ids: list[str], blocks: list[Any], *, whole_only: bool = False
-                  ) -> bytearray:
-    """Records for ``ids`` and their blocks (float32 arrays ``(1 + units, DIM)``, the
-    whole-text vector first). ``whole_only`` flags blocks converted from the first layout,
-    whose units were never computed (``rebuild --embeddings`` computes them)."""
+def encode_blocks(ids: list[str], blocks: list[Any], *, whole_only: bool = False,
+                  prefix: bytes = b"") -> bytearray:
+    """Records for ``ids`` and their blocks (float arrays ``(1 + units, DIM)``, the
+    whole-text vector first), after ``prefix`` (a file header). ``whole_only`` flags blocks
+    converted from the first layout, whose units were never computed (``rebuild
+    --embeddings`` computes them)."""
     import numpy as np
 
-    out = bytearray()  # grown in place: a list of records joined at the end held twice
+    out = bytearray(prefix)  # grown in place: records joined at the end are held twice
     for leaf_id, block in zip(ids, blocks):
         raw_id = leaf_id.encode("ascii")
         if len(raw_id) > ID_BYTES:
@@ -545,7 +546,7 @@ class VectorStore:
         files.ensure_dir(self.dir)
         path = self.dir / f"{files.safe_name(dom, 'domain')}{SUFFIX}"
         gen = new_gen()
-        files.atomic_write(path, header(gen) + encode_blocks(ids, blocks))
+        files.atomic_write(path, encode_blocks(ids, blocks, prefix=header(gen)))
         return gen
 
     def remove_stale(self, keep: set[str]) -> None:

@@ -50,7 +50,7 @@ def ensure_dir(path: Path) -> Path:
     return path
 
 
-def atomic_write(path: Path, data: str | bytes, *, durable: bool = False,
+def atomic_write(path: Path, data: str | bytes | bytearray, *, durable: bool = False,
                  sync_dir: bool | None = None, mode: int = FILE_MODE) -> None:
     """Write ``data`` to ``path`` so that readers see the old or the new file, never half.
 

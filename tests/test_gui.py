@@ -19,7 +19,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -631,34 +631,52 @@ def test_e2e_search_draws_its_path(browser: Browser, site: str) -> None:
     done(page)
 
 
+class HeldAnswer:
+    """Holds back the first answer to requests matching ``pattern`` (and ``when``), so a
+    test can make an older request finish after a newer one: ``wait()`` until it was
+    asked for, then ``release()`` it."""
+
+    def __init__(self, page: Page, pattern: str,
+                 when: Callable[[str], bool] = lambda url: True) -> None:
+        self.page, self.pattern, self.when = page, pattern, when
+        self.routes: list[Any] = []
+        page.route(pattern, self._route)
+
+    def _route(self, route: Any) -> None:
+        if not self.routes and self.when(route.request.url):
+            self.routes.append(route)
+        else:
+            route.continue_()
+
+    def wait(self, what: str) -> None:
+        for _ in range(100):
+            if self.routes:
+                return
+            self.page.wait_for_timeout(20)
+        raise AssertionError(f"{what} was never asked for")
+
+    def release(self) -> None:
+        """Send the held answer, give the page time to (not) paint it, stop holding."""
+        route = self.routes[0]
+        route.fulfill(response=route.fetch())
+        self.page.wait_for_timeout(300)
+        self.page.unroute(self.pattern)
+
+
 @needs_browser
 def test_e2e_a_slow_older_search_never_replaces_a_newer_one(browser: Browser,
                                                            site: str) -> None:
     page = open_page(browser, site, "diagnose")
-    held: list[Any] = []
-
-    def hold_first(route: Any) -> None:
-        if not held:
-            held.append(route)
-        else:
-            route.continue_()
-
-    page.route("**/api/search?*", hold_first)
+    held = HeldAnswer(page, "**/api/search?*")
     page.fill("#search-form input[name=q]", "where do I live")
     page.click("#search-form button[type=submit]")
-    for _ in range(100):
-        if held:
-            break
-        page.wait_for_timeout(20)
-    assert held, "the first search was never sent"
+    held.wait("the first search")
     page.fill("#search-form input[name=q]", "Luis")
     page.click("#search-form button[type=submit]")
     page.wait_for_function(
         "() => document.querySelector('#diag-status')?.textContent.toUpperCase() === 'AMBIGUOUS'")
-    held[0].fulfill(response=held[0].fetch())
-    page.wait_for_timeout(300)  # time for the stale answer to be (not) painted
+    held.release()
     assert page.locator("#diag-status").inner_text().strip().upper() == "AMBIGUOUS"
-    page.unroute("**/api/search?*")
     done(page)
 
 
@@ -741,31 +759,16 @@ def test_e2e_folder_browser_paints_only_the_newest_listing(browser: Browser) -> 
             page.click('#setup-browser .folder[data-path$="/Documents"]')
             page.wait_for_selector('#setup-browser .chosen-path:text-is("%s")'
                                    % (home / "Documents"))
-            held: list[Any] = []
-
-            def hold_plain_home(route: Any) -> None:
-                query = route.request.url.split("?", 1)[-1]
-                if "hidden=0" in query and "Documents" not in query and not held:
-                    held.append(route)
-                else:
-                    route.continue_()
-
-            page.route("**/api/fs?*", hold_plain_home)
+            held = HeldAnswer(page, "**/api/fs?*", lambda url: "hidden=0" in url
+                              and "Documents" not in url.split("?", 1)[-1])
             page.click('#setup-browser button.crumb-btn:text-is("home")')
-            for _ in range(100):
-                if held:
-                    break
-                page.wait_for_timeout(20)
-            assert held, "the listing of home was never requested"
+            held.wait("the listing of home")
             page.check("#setup-browser .toggle input")
             page.wait_for_selector('#setup-browser .folder[data-path$="/.ihmt"]')
-            answer = held[0].fetch()
-            held[0].fulfill(response=answer)
-            page.wait_for_timeout(300)  # time for the stale answer to be (not) painted
+            held.release()
             assert page.locator('#setup-browser .folder[data-path$="/.ihmt"]').count() == 1
             assert page.locator("#setup-browser .toggle input").is_checked()
             assert page.locator("#setup-browser .chosen-path").inner_text() == str(home)
-            page.unroute("**/api/fs?*")
             done(page)
 
 
@@ -782,31 +785,17 @@ def test_e2e_a_slow_agent_preview_never_replaces_the_newer_one(browser: Browser,
         with served(build_app(home / ".ihmt", TOKEN, home=home)) as url:
             page = open_page(browser, url, "setup")
             page.wait_for_selector("#preview-codex")
-            held: list[Any] = []
-
-            def hold_first(route: Any) -> None:
-                if not held:
-                    held.append(route)
-                else:
-                    route.continue_()
-
-            page.route("**/api/setup/preview", hold_first)
+            held = HeldAnswer(page, "**/api/setup/preview")
             page.click("#preview-codex")
-            for _ in range(100):
-                if held:
-                    break
-                page.wait_for_timeout(20)
-            assert held, "the Codex preview was never asked for"
+            held.wait("the Codex preview")
             page.click("#preview-claude-code")
             page.wait_for_selector("#agent-preview")
-            held[0].fulfill(response=held[0].fetch())
-            page.wait_for_timeout(300)  # time for the stale answer to be (not) painted
+            held.release()
             assert ".claude.json" in page.locator("#agent-preview").inner_text()
             page.click("#setup-apply")
             page.wait_for_selector("#setup-applied")
             assert (home / ".claude.json").is_file()
             assert not (home / ".codex").exists()
-            page.unroute("**/api/setup/preview")
             done(page)
 
 

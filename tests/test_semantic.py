@@ -105,6 +105,26 @@ def test_vectors_are_appended_at_save_never_rewritten(tmp_path: Path, on: None) 
 
 
 @needs_extra
+def test_short_writes_never_tear_a_vector_file(tmp_path: Path, on: None,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """``os.write`` may write less than asked: every record still reaches the file."""
+    from ihmt.semantic.vectors import HEADER_LEN, REC
+
+    real = os.write
+    monkeypatch.setattr(os, "write", lambda fd, data: real(fd, bytes(data[:1000])))
+    m = Memory.open(tmp_path / "s", create=True)
+    m.save("The staging host is db-eu-7.", domain="ops")  # the file's first records
+    m.save("Backups run at night. They go to the cold bucket, never to staging.", domain="ops")
+    assert m.semantic.wait()
+    f = m.path / "state" / "vectors" / "ops.vec"
+    assert f.stat().st_size == HEADER_LEN + (1 + 1 + 3) * REC  # appended 1,000 bytes a call
+    assert m.semantic.health()["damaged"] == {}
+    res = m.search("where do the nightly backups go")
+    assert res.hits and "cold bucket" in res.hits[0].text
+    m.close()
+
+
+@needs_extra
 def test_paraphrase_found_by_hybrid_but_not_by_lexical(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("IHMT_SEMANTIC", "auto")

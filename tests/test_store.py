@@ -237,3 +237,27 @@ def test_header_keys_of_another_version_survive_a_rewrite(mem: Memory) -> None:
     head = path.read_text()
     assert '"custom": [' in head and '"timestamp": "2024-05-01T10:00:00Z"' in head
     assert mem.search("billing rewrite").hits
+
+
+def test_write_all_finishes_short_writes_and_refuses_a_stuck_descriptor(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ihmt.store import files
+
+    real = os.write
+    monkeypatch.setattr(os, "write", lambda fd, data: real(fd, bytes(data[:3])))
+    path = tmp_path / "f"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        files.write_all(fd, b"0123456789" * 10)
+    finally:
+        os.close(fd)
+    assert path.read_bytes() == b"0123456789" * 10
+    files.append_line(path, "tail line")  # the log's appends go through it too
+    assert path.read_bytes().endswith(b"0123456789tail line\n")
+    monkeypatch.setattr(os, "write", lambda fd, data: 0)
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        with pytest.raises(OSError, match="wrote 0"):
+            files.write_all(fd, b"more")
+    finally:
+        os.close(fd)

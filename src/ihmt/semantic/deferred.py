@@ -87,7 +87,7 @@ class Deferred:
             files.ensure_dir(self.path.parent)
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, files.FILE_MODE)
             try:
-                os.write(fd, lines.encode("utf-8"))
+                files.write_all(fd, lines.encode("utf-8"))
             finally:
                 os.close(fd)
         except OSError as exc:  # the vectors still come; only a crash would lose them

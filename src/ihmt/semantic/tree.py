@@ -481,7 +481,7 @@ def _append(path: Path, data: bytes) -> None:
         if size % 4:
             os.ftruncate(fd, size - size % 4)
         os.lseek(fd, 0, os.SEEK_END)
-        os.write(fd, data)
+        files.write_all(fd, data)
     finally:
         os.close(fd)
 

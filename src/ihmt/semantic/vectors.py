@@ -502,7 +502,7 @@ class VectorStore:
                     os.ftruncate(fd, size - extra)
                     size -= extra
                 os.lseek(fd, 0, os.SEEK_END)
-                os.write(fd, payload)
+                files.write_all(fd, payload)
                 first = (size - HEADER_LEN) // REC
                 out[dom] = (gen, first, first + len(payload) // REC)
             finally:

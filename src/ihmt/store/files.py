@@ -110,13 +110,25 @@ def read_json(path: Path) -> Any:
         return json.load(fh)
 
 
+def write_all(fd: int, data: bytes | bytearray) -> None:
+    """Write every byte of ``data`` at the descriptor's position: ``os.write`` may write
+    less than it was given (a full disk, a signal, a huge buffer), and the rest must not
+    be dropped silently. Raises OSError when nothing more can be written."""
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        if n <= 0:
+            raise OSError(f"wrote 0 of the last {len(view)} bytes")
+        view = view[n:]
+
+
 def append_line(path: Path, line: str, *, durable: bool = False) -> None:
     """Append one line; a reader tolerates a torn last line, so no temp file is needed."""
     ensure_dir(path.parent)
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
     fd = os.open(path, flags, FILE_MODE)
     try:
-        os.write(fd, (line.rstrip("\n") + "\n").encode("utf-8", "surrogatepass"))
+        write_all(fd, (line.rstrip("\n") + "\n").encode("utf-8", "surrogatepass"))
         if durable:
             os.fsync(fd)
     finally:

@@ -681,6 +681,23 @@ def test_e2e_a_slow_older_search_never_replaces_a_newer_one(browser: Browser,
 
 
 @needs_browser
+def test_e2e_a_slow_older_date_never_replaces_a_newer_one(browser: Browser, site: str) -> None:
+    page = open_page(browser, site, "timeline")
+    page.wait_for_selector("#tl-state table")
+    held = HeldAnswer(page, "**/api/state?*")
+    page.fill("#asof-form input[name=date]", "2025-01-01")
+    page.click("#asof-form button[type=submit]")
+    held.wait("the state on 2025-01-01")
+    page.click("#asof-today")
+    page.wait_for_selector("#tl-state table")
+    today = page.locator("#tl-state").inner_text()
+    held.release()
+    assert page.locator("#tl-state").inner_text() == today
+    assert "2025-01-01" not in today and "Madrid" not in page.locator("#tl-state tbody").inner_text()
+    done(page)
+
+
+@needs_browser
 def test_e2e_language_switch_translates_every_label(browser: Browser, site: str) -> None:
     page = open_page(browser, site, "explore")
     page.wait_for_selector("#explore-tree .node.branch")

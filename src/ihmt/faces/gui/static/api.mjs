@@ -59,18 +59,24 @@ export async function api(path, { params, body } = {}) {
 }
 
 /**
- * Orders overlapping requests of one view: `take()` starts a turn and returns a check that
- * stays true only until the next turn starts. A view that awaits a request paints its
- * answer only if its turn is still current, so a slow, older answer never overwrites the
- * newer one the user asked for.
+ * Orders overlapping requests of one view, so a slow, older answer never overwrites the
+ * newer one the user asked for: `latest(request, onError)` runs `request()` as the view's
+ * newest turn and resolves to its answer, or to `undefined` when a newer turn started
+ * meanwhile or the request failed. `onError(err)` runs only for the newest turn.
  */
 export class Turns {
   constructor() {
     this.n = 0;
   }
 
-  take() {
+  async latest(request, onError) {
     const mine = ++this.n;
-    return () => mine === this.n;
+    try {
+      const value = await request();
+      return mine === this.n ? value : undefined;
+    } catch (err) {
+      if (mine === this.n) onError(err);
+      return undefined;
+    }
   }
 }

@@ -39,15 +39,9 @@ async function run(form) {
   const body = document.getElementById('diagnose-body');
   const params = { q: form.get('q'), clue: form.get('clue'), k: form.get('k') };
   fill(body, loading());
-  const current = turns.take();
-  let res;
-  try {
-    res = await api('/api/search', { params });
-  } catch (err) {
-    if (current()) fill(body, errorBox(err));
-    return;
-  }
-  if (!current()) return; // a newer search was submitted meanwhile
+  const res = await turns.latest(() => api('/api/search', { params }),
+    (err) => fill(body, errorBox(err)));
+  if (!res) return; // failed, or a newer search was submitted meanwhile
   const treeHost = h('div', { id: 'diagnose-tree' }, loading());
   const tree = new TreeView(treeHost, { leafBodies: true });
   fill(body,

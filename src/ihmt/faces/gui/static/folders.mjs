@@ -31,17 +31,13 @@ export class FolderBrowser {
 
   async open(dir) {
     this.target = dir;
-    const current = this.turns.take();
-    let data;
-    try {
-      data = await api('/api/fs', { params: { dir, hidden: this.hidden ? 1 : 0 } });
-    } catch (err) {
-      if (!current()) return;
-      if (dir && this.data === null) return this.open(undefined); // fall back to home
-      fill(this.container, errorBox(err));
-      return;
-    }
-    if (!current()) return; // a newer request (another folder, the hidden toggle) won
+    const data = await this.turns.latest(
+      () => api('/api/fs', { params: { dir, hidden: this.hidden ? 1 : 0 } }),
+      (err) => {
+        if (dir && this.data === null) this.open(undefined); // fall back to home
+        else fill(this.container, errorBox(err));
+      });
+    if (!data) return; // failed, or a newer request (another folder, the toggle) won
     this.data = data;
     this.target = data.dir;
     this.render();

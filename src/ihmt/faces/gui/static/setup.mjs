@@ -65,15 +65,9 @@ const folderTurns = new Turns(); // store previews: only the newest one is shown
 async function decide(ctx, dir) {
   const box = $('setup-decision');
   fill(box, loading());
-  const current = folderTurns.take();
-  let res;
-  try {
-    res = await api('/api/store/preview', { body: { path: dir } });
-  } catch (err) {
-    if (current()) fill(box, errorBox(err));
-    return;
-  }
-  if (!current()) return; // another folder was chosen meanwhile
+  const res = await folderTurns.latest(() => api('/api/store/preview', { body: { path: dir } }),
+    (err) => fill(box, errorBox(err)));
+  if (!res) return; // failed, or another folder was chosen meanwhile
   if (res.exists) {
     const inUse = res.store_path === ctx.status.store_path;
     fill(box, h('div', { class: 'decision' },
@@ -223,18 +217,11 @@ async function preview(ctx, a) {
     return;
   }
   fill(box, loading());
-  const current = agentTurns.take();
-  let res;
-  try {
-    res = await api('/api/setup/preview', {
-      body: { agent: a.agent, scope: st.scope, project: st.scope === 'project' ? st.project : undefined },
-    });
-  } catch (err) {
-    if (current()) fill(box, errorBox(err));
-    return;
-  }
-  // Another preview was asked for meanwhile: its Apply button, not this one, is shown.
-  if (!current()) return;
+  const res = await agentTurns.latest(() => api('/api/setup/preview', {
+    body: { agent: a.agent, scope: st.scope, project: st.scope === 'project' ? st.project : undefined },
+  }), (err) => fill(box, errorBox(err)));
+  // Failed, or another preview was asked for meanwhile: its Apply button, not this one, is shown.
+  if (!res) return;
   const r = res.result;
   const scopeKey = st.scope === 'user' ? 'setup.scope_user' : 'setup.scope_project';
   fill(box, h('div', { class: 'preview-card', id: 'agent-preview' },

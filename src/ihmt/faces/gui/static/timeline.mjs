@@ -201,15 +201,9 @@ async function showDate(date) {
   moveMarker(date);
   if (!host || !date) return;
   fill(host, loading());
-  const current = stateTurns.take();
-  let res;
-  try {
-    res = await api('/api/state', { params: { date } });
-  } catch (err) {
-    if (current()) fill(host, errorBox(err));
-    return;
-  }
-  if (!current()) return; // another date was chosen meanwhile
+  const res = await stateTurns.latest(() => api('/api/state', { params: { date } }),
+    (err) => fill(host, errorBox(err)));
+  if (!res) return; // failed, or another date was chosen meanwhile
   const head = h('p', { class: 'hint', i18n: 'timeline.state_on', args: { date } });
   if (!res.facts.length) {
     fill(host, head, h('p', { class: 'muted', i18n: 'timeline.state_none' }));

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -40,13 +39,14 @@ from bench._common import (
     read_jsonl,
     rss_mb,
 )
+from bench._semantic import select
 
 MODES = ("lexical", "semantic", "rebuild")
 
 
 def child(mode: str, memories: Path, n: int, store: Path) -> dict[str, Any]:
     """One mode's work in this process (the child side)."""
-    os.environ["IHMT_SEMANTIC"] = "off" if mode == "lexical" else "auto"
+    select(mode != "lexical")
     memory_cls, missing = load_memory_api()
     if memory_cls is None:
         raise SystemExit(missing)

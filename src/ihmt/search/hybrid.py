@@ -30,8 +30,8 @@ The decision keeps its meaning:
   least :data:`WEAK`. The memory put first is the first of the fused order that is at
   least :data:`WEAK` in meaning, so a period or a clue the lexical rules applied still
   decides between near-identical memories (then the answer is AMBIGUOUS unless that
-  memory is also the semantic winner). Similarity is never zero, so a query of stray words, whose closest
-  memory is far below :data:`WEAK`, still answers NOT FOUND.
+  memory is also the semantic winner). Similarity is never zero, so a query of stray
+  words, whose closest memory is far below :data:`WEAK`, still answers NOT FOUND.
 """
 
 from __future__ import annotations

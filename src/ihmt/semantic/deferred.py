@@ -84,12 +84,7 @@ class Deferred:
         stamp = f"{os.getpid()}\t{time.time():.0f}"
         lines = "".join(f"{lf.id}\t{lf.domain}\t{stamp}\n" for lf in leaves)
         try:
-            files.ensure_dir(self.path.parent)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, files.FILE_MODE)
-            try:
-                files.write_all(fd, lines.encode("utf-8"))
-            finally:
-                os.close(fd)
+            files.append_line(self.path, lines)
         except OSError as exc:  # the vectors still come; only a crash would lose them
             log.warning("semantic journal not written (%s)", exc)
         with self._cond:

@@ -110,14 +110,9 @@ class SemanticIndex:
         for dom, (gen, first, end) in placed.items():
             # Row number -> vector, as views of the blocks (a bulk batch's rows are not
             # copied once more: they are a hundred megabytes and more).
-            known: dict[int, Any] = {}
-            row = first
-            for b in encoded[dom][1]:
-                for v in np.asarray(b, dtype=np.float32).reshape(-1, b.shape[-1]):
-                    if row >= end:
-                        break
-                    known[row] = v
-                    row += 1
+            rows = (v for b in encoded[dom][1]
+                    for v in np.asarray(b, dtype=np.float32).reshape(-1, b.shape[-1]))
+            known = dict(zip(range(first, end), rows))
             self._route(dom, gen, end, known, limit=CATCH_UP)
 
     def _route(self, dom: str, gen: int, end: int, known: dict[int, Any],

@@ -123,7 +123,8 @@ def write_all(fd: int, data: bytes | bytearray) -> None:
 
 
 def append_line(path: Path, line: str, *, durable: bool = False) -> None:
-    """Append one line; a reader tolerates a torn last line, so no temp file is needed."""
+    """Append one line (or several, newline-separated); a reader tolerates a torn last
+    line, so no temp file is needed."""
     ensure_dir(path.parent)
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
     fd = os.open(path, flags, FILE_MODE)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ SEMANTIC = os.environ["IHMT_SEMANTIC"]
 
 
 @pytest.fixture(autouse=True)
-def _semantic_switch_restored() -> None:
+def _semantic_switch_restored() -> Iterator[None]:
     """The benchmark harnesses set IHMT_SEMANTIC for their process; give every test the
     switch the suite started with, whatever the test before it ran."""
     os.environ["IHMT_SEMANTIC"] = SEMANTIC

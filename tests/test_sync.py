@@ -179,8 +179,9 @@ def test_window_and_off_modes_batch_commits(tmp_path: Path) -> None:
     assert gitsync.status(b.path)["commits"] == 1 and not clean(b)
 
 
-def test_a_failing_git_never_fails_a_save(tmp_path: Path, caplog: pytest.LogCaptureFixture
-                                          ) -> None:
+def test_a_failing_git_never_fails_a_save(tmp_path: Path, caplog: pytest.LogCaptureFixture,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gitsync, "LOCK_WAIT_S", 0.5)  # how long a young lock is waited for
     a = machine(tmp_path, "a")
     gitsync.init(a, str(bare(tmp_path)))
     lock = a.path / ".git" / "index.lock"
@@ -200,6 +201,86 @@ def test_a_failing_git_never_fails_a_save(tmp_path: Path, caplog: pytest.LogCapt
     assert lock.exists()
     lock.unlink()
     assert gitsync.sync(a)["committed"] and clean(a)
+
+
+def test_a_sync_waits_for_a_git_still_finishing_what_a_killed_sync_began(
+        tmp_path: Path) -> None:
+    """A sync killed half way leaves its git child running with a lock held (here
+    .git/config.lock, as in a CI run that failed): the next sync waits for it."""
+    a = machine(tmp_path, "a")
+    gitsync.init(a, str(bare(tmp_path)))
+    a.save("saved before the sync that was killed", date="2026-01-01")
+    config = (a.path / ".git" / "config").read_bytes()
+    lock = a.path / ".git" / "config.lock"
+    lock.write_bytes(config)
+    threading.Timer(1.0, lock.unlink).start()  # the orphaned git finishes a second later
+    start = time.monotonic()
+    rep = gitsync.sync(a)
+    assert time.monotonic() - start >= 0.9  # it waited: it neither failed nor removed it
+    assert not any("config.lock" in note for note in rep["recovered"])
+    assert rep["pushed"] and rep["ahead"] == 0 and clean(a)
+
+
+def test_a_sync_removes_lock_files_no_git_holds_any_more(tmp_path: Path) -> None:
+    a = machine(tmp_path, "a")
+    gitsync.init(a, str(bare(tmp_path)))
+    a.save("committed when the save wrote it", date="2026-01-01")
+    gdir = a.path / ".git"
+    left = [gdir / "config.lock", gdir / "HEAD.lock", gdir / "refs" / "heads" / "main.lock"]
+    for lock in left:  # a crash (power cut) leaves git's lock files behind for good
+        lock.write_text("")
+        os.utime(lock, (time.time() - 60, time.time() - 60))
+    a.save("saved while git was left locked: its commit fails", date="2026-01-02")
+    rep = gitsync.sync(a)
+    assert set(rep["recovered"]) >= {"removed a stale .git/config.lock",
+                                     "removed a stale .git/HEAD.lock",
+                                     "removed a stale .git/refs/heads/main.lock"}
+    assert rep["committed"] and rep["pushed"] and clean(a)
+    assert not any(lock.exists() for lock in left)
+
+
+@pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="needs /proc (Linux)")
+def test_an_old_lock_is_kept_while_a_git_runs_in_the_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An old lock may be held by a git that is still running (an editor opened by
+    'git commit' by hand): while one runs in the folder, the sync leaves it and says so."""
+    monkeypatch.setattr(gitsync, "LOCK_WAIT_S", 0.5)
+    a = machine(tmp_path, "a")
+    gitsync.init(a, str(bare(tmp_path)))
+    lock = a.path / ".git" / "index.lock"
+    lock.write_text("")
+    os.utime(lock, (time.time() - 60, time.time() - 60))
+    hand = subprocess.Popen(["git", "-C", str(a.path), "hash-object", "--stdin"],
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    try:  # a real git, waiting on its input, working in the memory folder
+        deadline = time.monotonic() + 10
+        while hand.pid not in gitsync._gits_running_in(a.path) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert hand.pid in gitsync._gits_running_in(a.path)
+        assert hand.pid not in gitsync._gits_running_in(tmp_path / "elsewhere")
+        with pytest.raises(SyncError, match="index.lock exists"):
+            gitsync.sync(a)
+        assert lock.exists()
+    finally:
+        hand.communicate(b"x", timeout=30)
+    assert gitsync._gits_running_in(a.path) == []
+    rep = gitsync.sync(a)  # that git has ended: the lock is left over
+    assert "removed a stale .git/index.lock" in rep["recovered"] and clean(a)
+
+
+def test_a_sync_leaves_the_repository_config_alone_once_it_is_set(tmp_path: Path) -> None:
+    a = machine(tmp_path, "a")
+    gitsync.init(a, str(bare(tmp_path)))
+    config = a.path / ".git" / "config"
+    before = config.stat()
+    a.save("a later save", date="2026-01-02")
+    gitsync.sync(a)
+    after = config.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert git(a.path, "config", "merge.renames").strip() == "false"
+    git(a.path, "config", "merge.renames", "true")  # changed by hand: set back
+    gitsync.sync(a)
+    assert git(a.path, "config", "merge.renames").strip() == "false"
 
 
 # ---------------------------------------------------------------------- two machines

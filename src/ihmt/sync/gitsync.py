@@ -36,6 +36,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -68,7 +69,8 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 BRANCH = "main"
 IDENTITY = ("IHMT memory", "ihmt@localhost")  # only when the user has none configured
 COMMIT_MODES = ("save", "window", "off")
-STALE_LOCK_S = 10.0  # a .git/index.lock older than this, with no IHMT writer, is left over
+STALE_LOCK_S = 10.0  # a git lock file older than this, with no git running, is left over
+LOCK_WAIT_S = 5.0  # how long a sync waits for a git still running in the folder
 
 GITIGNORE = """\
 # Written by 'ihmt sync init'. The leaves, the fact log and the config are the memory;
@@ -124,11 +126,25 @@ def git(path: Path, *args: str, check: bool = True, data: bytes | None = None,
     except OSError as exc:
         raise SyncError(f"cannot run git: {exc}") from exc
     if check and cp.returncode != 0:
-        if b"index.lock" in cp.stderr:
-            raise SyncError(f"git is busy in {path} (.git/index.lock exists): if no git command "
+        held = _held_lock(cp.stderr)
+        if held:
+            raise SyncError(f"git is busy in {path} ({held} exists): if no git command "
                             "is running there, delete that file and try again")
         raise SyncError(f"git {args[0]} failed: {_tail(cp)}")
     return cp
+
+
+def _held_lock(stderr: bytes) -> str:
+    """The lock file named by git's "another git holds it" failure, or ''."""
+    text = stderr.decode("utf-8", "replace")
+    if "File exists" not in text:
+        return ""
+    m = re.search(r"Unable to create '([^']+\.lock)'", text) or \
+        re.search(r"could not lock config file (\S+?):", text)
+    if not m:
+        return ""
+    name = m.group(1)
+    return name if name.endswith(".lock") else name + ".lock"
 
 
 def _out(path: Path, *args: str, **kw: Any) -> str:
@@ -191,13 +207,103 @@ def _read_blobs(path: Path, shas: list[str]) -> dict[str, bytes]:
 
 
 def _configure(path: Path) -> None:
-    """Repository settings IHMT relies on (idempotent; nothing global is read or set)."""
+    """Repository settings IHMT relies on (idempotent; nothing global is read or set).
+
+    One read of the repository's own config; git writes it (under ``.git/config.lock``)
+    only for a setting that is missing or different, so an ordinary sync writes nothing.
+    """
+    cp = git(path, "config", "--local", "--list", "-z", check=False)
+    have: dict[str, str] = {}
+    for rec in cp.stdout.split(b"\0"):
+        key, _, value = rec.decode("utf-8", "surrogateescape").partition("\n")
+        if key:
+            have.setdefault(key.lower(), value)
     for key, value in (("merge.renames", "false"), ("diff.renames", "false"),
                        ("core.quotepath", "false")):
-        git(path, "config", key, value)
-    for key, value in zip(("user.name", "user.email"), IDENTITY):
-        if git(path, "config", "--get", key, check=False).returncode != 0:
+        if have.get(key) != value:
             git(path, "config", key, value)
+    for key, value in zip(("user.name", "user.email"), IDENTITY):
+        if key not in have and git(path, "config", "--get", key, check=False).returncode != 0:
+            git(path, "config", key, value)
+
+
+# ---------------------------------------------------------------------- git still running
+def _lock_files(gdir: Path) -> list[Path]:
+    """The lock files git leaves in ``.git`` while it writes: the index, config, HEAD and
+    every ref (loose refs are a handful of small folders), and IHMT's merge index."""
+    found = [gdir / n for n in ("index.lock", "config.lock", "HEAD.lock", "ORIG_HEAD.lock",
+                                "FETCH_HEAD.lock", "packed-refs.lock", "shallow.lock",
+                                "ihmt-merge.index.lock") if (gdir / n).exists()]
+    for folder, _dirs, names in os.walk(gdir / "refs"):
+        found += [Path(folder) / n for n in names if n.endswith(".lock")]
+    return found
+
+
+def _gits_running_in(path: Path) -> list[int]:
+    """Process ids of git commands working in ``path`` (Linux; elsewhere always empty).
+
+    A sync killed half way leaves its git child running: it finishes on its own and
+    releases its lock a moment later. Seen through ``/proc/PID/cwd`` (``git -C`` moves
+    into the folder); processes of other users cannot be read and are not counted.
+    """
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return []
+    try:
+        top = path.resolve()
+    except OSError:
+        return []
+    pids = []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if not (entry / "comm").read_text().startswith("git"):
+                continue
+            cwd = Path(os.readlink(entry / "cwd"))
+        except OSError:
+            continue
+        if cwd == top or top in cwd.parents:
+            pids.append(int(entry.name))
+    return pids
+
+
+def _settle_git(path: Path, wait_s: float | None = None) -> list[str]:
+    """Before a sync touches git: wait for a git still running in the folder to finish
+    (for at most ``wait_s``), then remove lock files no git holds any more.
+
+    Called with the write lock held, so no IHMT process starts a git meanwhile. A lock
+    file is left over when no git runs in the folder (as far as this system can tell)
+    and it is older than :data:`STALE_LOCK_S`; a younger one, or one while a git still
+    runs, may be a git the user is running by hand: SyncError names it and says what to
+    do.
+    """
+    gdir = path / ".git"
+    notes: list[str] = []
+    deadline = time.monotonic() + (LOCK_WAIT_S if wait_s is None else wait_s)
+    while True:
+        running = _gits_running_in(path)
+        locks = _lock_files(gdir)
+        if not running:
+            now = time.time()
+            for lock in locks:
+                try:
+                    old = now - lock.stat().st_mtime > STALE_LOCK_S
+                except OSError:
+                    continue
+                if old:
+                    lock.unlink(missing_ok=True)
+                    notes.append(f"removed a stale .git/{lock.relative_to(gdir).as_posix()}")
+            locks = [lock for lock in locks if lock.exists()]
+        if not locks and not running:
+            return notes
+        if time.monotonic() >= deadline:
+            if not locks:
+                return notes  # a git that holds no lock (a log, a diff): it cannot hurt
+            name = locks[0].relative_to(gdir).as_posix()
+            raise SyncError(f"git is busy in {path} (.git/{name} exists): if no git command "
+                            "is running there, delete that file and try again")
+        time.sleep(0.05)
 
 
 # ---------------------------------------------------------------------- committing
@@ -443,11 +549,12 @@ def sync(mem: Memory, remote: str | None = None, *, push: bool = True) -> dict[s
         raise SyncError("another 'ihmt sync' has been running on this memory for 2 minutes; "
                         "try again when it ends") from exc
     try:
-        _configure(path)
-        branch = _branch(path)
-        report["branch"] = branch
         with store.lock.hold():
-            report["recovered"] = _recover(mem, report)
+            settled = _settle_git(path)
+            _configure(path)
+            branch = _branch(path)
+            report["branch"] = branch
+            report["recovered"] = settled + _recover(mem, report)
             report["committed"] = commit_all(path, "sync: commit pending changes") is not None
         name = _pick_remote(path, remote)
         report["remote"] = name
@@ -463,7 +570,10 @@ def sync(mem: Memory, remote: str | None = None, *, push: bool = True) -> dict[s
                     _merge(mem, theirs, f"{name}/{branch}", report)
             if not push:
                 break
-            cp = git(path, "push", "-q", "-u", name, f"HEAD:refs/heads/{branch}", check=False,
+            # -u rewrites .git/config on every push: only the first push sets the upstream
+            upstream = _out(path, "config", "--get", f"branch.{branch}.remote", check=False)
+            cp = git(path, "push", "-q", *([] if upstream == name else ["-u"]), name,
+                     f"HEAD:refs/heads/{branch}", check=False,
                      timeout=600)
             if cp.returncode == 0:
                 report["pushed"] = True
@@ -664,16 +774,9 @@ def _recover(mem: Memory, report: dict[str, Any]) -> list[str]:
     path = mem.store.path
     notes: list[str] = []
     gdir = path / ".git"
-    for stale in ("index.lock", "ihmt-merge.index"):
-        try:
-            age = time.time() - (gdir / stale).stat().st_mtime
-        except OSError:
-            continue
-        # IHMT's own git runs hold the write lock we hold now; an older lock file is left
-        # by a git that died (a young one may be a git the user is running right now).
-        if stale != "index.lock" or age > STALE_LOCK_S:
-            (gdir / stale).unlink(missing_ok=True)
-            notes.append(f"removed a stale .git/{stale}")
+    if (gdir / "ihmt-merge.index").exists():  # the lock files were settled before
+        (gdir / "ihmt-merge.index").unlink(missing_ok=True)
+        notes.append("removed a stale .git/ihmt-merge.index")
     if (gdir / "MERGE_HEAD").exists():
         theirs = (gdir / "MERGE_HEAD").read_text().split()[0]
         _undo_git_merge(path)

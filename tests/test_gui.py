@@ -537,11 +537,29 @@ def open_page(browser: Browser, url: str, tab: str = "explore", lang: str = "en"
     page.on("console", lambda m: errors.append(m.text) if m.type == "error"
             and not m.text.startswith("Failed to load resource") else None)
     page._ihmt_errors = errors  # type: ignore[attr-defined]
+    pending: set[Any] = set()  # requests the page has sent and not had answered yet
+    page.on("request", lambda r: pending.add(r))
+    page.on("requestfinished", lambda r: pending.discard(r))
+    page.on("requestfailed", lambda r: pending.discard(r))
+    page._ihmt_pending = pending  # type: ignore[attr-defined]
     page.add_init_script("if (!localStorage.getItem('ihmt.lang')) "
                          f"localStorage.setItem('ihmt.lang', '{lang}')")
     page.goto(f"{url}/?token={TOKEN}#{tab}")
     page.wait_for_selector("body[data-ready=true]")
     return page
+
+
+def quiet(page: Page, for_ms: int = 300, within_s: float = 20) -> None:
+    """Wait until no request of the page has been in flight for ``for_ms``: every answer
+    asked for so far has arrived and had that long to be painted."""
+    pending = page._ihmt_pending  # type: ignore[attr-defined]
+    deadline = time.monotonic() + within_s
+    still = 0
+    while still < for_ms:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"requests still in flight: {[r.url for r in pending]}")
+        page.wait_for_timeout(20)  # lets the request events arrive
+        still = 0 if pending else still + 20
 
 
 def shoot(page: Page, name: str) -> None:
@@ -649,17 +667,17 @@ class HeldAnswer:
             route.continue_()
 
     def wait(self, what: str) -> None:
-        for _ in range(100):
-            if self.routes:
-                return
+        deadline = time.monotonic() + 20
+        while not self.routes:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{what} was never asked for")
             self.page.wait_for_timeout(20)
-        raise AssertionError(f"{what} was never asked for")
 
     def release(self) -> None:
-        """Send the held answer, give the page time to (not) paint it, stop holding."""
+        """Send the held answer, let the page receive it and (not) paint it, stop holding."""
         route = self.routes[0]
         route.fulfill(response=route.fetch())
-        self.page.wait_for_timeout(300)
+        quiet(self.page)
         self.page.unroute(self.pattern)
 
 
@@ -711,7 +729,7 @@ def test_e2e_language_switch_translates_every_label(browser: Browser, site: str)
     page.wait_for_selector("#setup-agents .agent")
     page.click("#preview-codex")
     page.wait_for_selector("#agent-preview")
-    page.wait_for_timeout(200)
+    quiet(page)  # every view of the tab has painted its answer
     grab = "Array.from(document.querySelectorAll('[data-i18n]'), e => [e.dataset.i18n, e.textContent])"
     english = page.evaluate(grab)
     assert len(english) > 80

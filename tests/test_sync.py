@@ -268,6 +268,21 @@ def test_an_old_lock_is_kept_while_a_git_runs_in_the_folder(
     assert "removed a stale .git/index.lock" in rep["recovered"] and clean(a)
 
 
+def test_init_again_removes_a_config_lock_left_over_and_keeps_the_history(
+        tmp_path: Path) -> None:
+    a = machine(tmp_path, "a")
+    a.save("committed by the first init", date="2026-01-01")
+    gitsync.init(a)
+    lock = a.path / ".git" / "config.lock"
+    lock.write_text("")
+    os.utime(lock, (time.time() - 60, time.time() - 60))
+    a.save("saved before the second init", date="2026-01-02")
+    rep = gitsync.init(a, str(bare(tmp_path)))  # adding a remote later
+    assert not rep["created"] and not lock.exists()
+    assert rep["status"]["remote"] == "origin" and clean(a)
+    assert gitsync.status(a.path)["commits"] >= 2
+
+
 def test_a_sync_leaves_the_repository_config_alone_once_it_is_set(tmp_path: Path) -> None:
     a = machine(tmp_path, "a")
     gitsync.init(a, str(bare(tmp_path)))

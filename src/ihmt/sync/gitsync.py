@@ -422,11 +422,13 @@ def init(mem: Memory, remote: str | None = None, name: str = "origin") -> dict[s
     if created:
         git(path, "init", "-q", "--shared=0600")
         git(path, "symbolic-ref", "HEAD", f"refs/heads/{BRANCH}")
-    _configure(path)
     for fname, body in ((".gitignore", GITIGNORE), (".gitattributes", GITATTRIBUTES)):
         if not (path / fname).exists():
             files.atomic_write(path / fname, body)
     with mem.store.lock.hold():
+        if not created:  # an existing repository: a git may still be finishing there
+            _settle_git(path)
+        _configure(path)
         first = commit_all(path, "init: memory folder under version control" if created
                            else "sync init: commit pending changes")
     report: dict[str, Any] = {"path": str(path), "created": created,

@@ -128,10 +128,14 @@ def git(path: Path, *args: str, check: bool = True, data: bytes | None = None,
     if check and cp.returncode != 0:
         held = _held_lock(cp.stderr)
         if held:
-            raise SyncError(f"git is busy in {path} ({held} exists): if no git command "
-                            "is running there, delete that file and try again")
+            raise _busy(path, held)
         raise SyncError(f"git {args[0]} failed: {_tail(cp)}")
     return cp
+
+
+def _busy(path: Path, lock: str) -> SyncError:
+    return SyncError(f"git is busy in {path} ({lock} exists): if no git command is running "
+                     "there, delete that file and try again")
 
 
 def _held_lock(stderr: bytes) -> str:
@@ -300,9 +304,7 @@ def _settle_git(path: Path, wait_s: float | None = None) -> list[str]:
         if time.monotonic() >= deadline:
             if not locks:
                 return notes  # a git that holds no lock (a log, a diff): it cannot hurt
-            name = locks[0].relative_to(gdir).as_posix()
-            raise SyncError(f"git is busy in {path} (.git/{name} exists): if no git command "
-                            "is running there, delete that file and try again")
+            raise _busy(path, f".git/{locks[0].relative_to(gdir).as_posix()}")
         time.sleep(0.05)
 
 
@@ -561,6 +563,9 @@ def sync(mem: Memory, remote: str | None = None, *, push: bool = True) -> dict[s
         name = _pick_remote(path, remote)
         report["remote"] = name
         url = _out(path, "remote", "get-url", name, check=False)
+        # -u rewrites .git/config on every push: only a push with no upstream yet sets it
+        upstream = _out(path, "config", "--get", f"branch.{branch}.remote", check=False)
+        set_upstream = [] if upstream == name else ["-u"]
         for _attempt in range(3):
             cp = git(path, "fetch", "-q", "--no-tags", name, check=False, timeout=600)
             if cp.returncode != 0:
@@ -572,11 +577,8 @@ def sync(mem: Memory, remote: str | None = None, *, push: bool = True) -> dict[s
                     _merge(mem, theirs, f"{name}/{branch}", report)
             if not push:
                 break
-            # -u rewrites .git/config on every push: only the first push sets the upstream
-            upstream = _out(path, "config", "--get", f"branch.{branch}.remote", check=False)
-            cp = git(path, "push", "-q", *([] if upstream == name else ["-u"]), name,
-                     f"HEAD:refs/heads/{branch}", check=False,
-                     timeout=600)
+            cp = git(path, "push", "-q", *set_upstream, name, f"HEAD:refs/heads/{branch}",
+                     check=False, timeout=600)
             if cp.returncode == 0:
                 report["pushed"] = True
                 break

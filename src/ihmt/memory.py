@@ -48,7 +48,7 @@ from .timeline.facts import FactTimeline
 from .tree.consolidate import Consolidator
 from .tree.rebuild import rebuild as _rebuild
 from .tree.summarize import make_summarizer
-from .writing import Writer, leaf_facts
+from .writing import STATED_KEY, Writer, leaf_facts, parse_states
 
 log = logging.getLogger(__name__)
 CLOSE_WAIT_S = 120.0  # longest close() waits for vectors still being computed
@@ -182,13 +182,16 @@ class Memory:
     # ------------------------------------------------------------------ writing
     def save(self, content: str, *, date: str | None = None, domain: str | None = None,
              content_type: str = "auto", tags: Iterable[str] = (), source: str | None = None,
-             replaces: str | None = None) -> SaveReport:
+             replaces: str | None = None, states: str | None = None) -> SaveReport:
         """Store one memory (split only if it is long) and keep the tree consolidated.
 
         Without ``date``, a statement is dated the day it is saved (it was true then), but
         code and procedures stay undated: they are not events. ``replaces`` describes an
-        earlier memory this one corrects.
+        earlier memory this one corrects. ``states`` names the fact the memory states, as
+        ``"subject :: attribute = value"`` (``"user :: employer = Initech"``): it is kept in
+        the leaf's header and recorded in the timeline like an extracted fact.
         """
+        stated = parse_states(states) if states else None
         text, warnings = clean_text(content, self.config.max_input_bytes)
         text = screen_secrets(text, self.config.secrets, warnings)
         prior = self._find_replaced(replaces) if replaces else None
@@ -197,7 +200,8 @@ class Memory:
         if when is None and data_type not in UNDATED_TYPES:
             when = find_date(text) or _date.today().isoformat()
         report = self._store_text(text, data_type=data_type, domain=dom, date=when,
-                                  tags=clean_tags(tags), source=source, language=None)
+                                  tags=clean_tags(tags), source=source, language=None,
+                                  stated=stated)
         report.warnings = warnings + report.warnings
         if prior is not None:
             self._apply_replaces(report, prior)
@@ -243,10 +247,13 @@ class Memory:
                 yield IngestItem(path=str(target), skipped=str(exc))
 
     def _store_text(self, text: str, *, data_type: str, domain: str, date: str | None,
-                    tags: list[str], source: str | None, language: str | None) -> SaveReport:
+                    tags: list[str], source: str | None, language: str | None,
+                    stated: list[str] | None = None) -> SaveReport:
         prepared = make_leaves(text, self.config, data_type=data_type, domain=domain,
                                date=date, tags=tags, source=source, language=language,
                                now=utcnow())
+        if stated and prepared:
+            prepared[0][0].extra[STATED_KEY] = [stated]
         report = SaveReport(domain=domain, data_type=data_type, date=date,
                             ids=[leaf.id for leaf, _ in prepared])
         self.writer.commit(prepared, report)

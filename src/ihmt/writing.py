@@ -18,11 +18,12 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
-from .errors import DamagedFileError, NotFoundError
+from .errors import DamagedFileError, InputError, NotFoundError
 from .model import Fact, Leaf, SaveReport
 from .semantic.index import SemanticIndex
 from .store.store import Store, copy_root
 from .sync.gitsync import after_write
+from .text import clip
 from .timeline.extract import extract_facts
 from .timeline.facts import FactTimeline
 from .timeline.supersede import implicit_links, statement_facts
@@ -215,11 +216,38 @@ class Writer:
             self._begin_batch()
 
 
+STATED_KEY = "states"  # leaf header (extra): facts the saver named, [subject, attribute, value]
+
+
+def parse_states(states: str) -> list[str]:
+    """``"user :: employer = Initech"`` -> ``["user", "employer", "Initech"]``."""
+    if not isinstance(states, str):
+        raise InputError("states must be text like 'user :: employer = Initech'")
+    head, eq, value = states.partition("=")
+    subject, sep, attribute = head.partition("::")
+    parts = [" ".join(x.split()) for x in (subject, attribute, value)]
+    if not (eq and sep and all(parts)) or len(parts[2]) > 200:
+        raise InputError(f"states must look like 'user :: employer = Initech' (subject :: "
+                         f"attribute = value, value under 200 characters), got {clip(states, 80)!r}")
+    parts[0] = parts[0].lower()
+    parts[1] = parts[1].lower()
+    return parts
+
+
 def facts_of(leaf: Leaf) -> list[Fact]:
-    """The facts and statements a dated, non-code leaf states (code states none)."""
+    """The facts and statements a dated, non-code leaf states (code states none), and the
+    facts its saver named (``states``), dated by the leaf or the day it was saved."""
+    named = []
+    for item in leaf.extra.get(STATED_KEY) or []:
+        if isinstance(item, list) and len(item) == 3 and all(isinstance(x, str) and x
+                                                             for x in item):
+            when = (leaf.date or leaf.saved_at or "")[:10]
+            if when:
+                named.append(Fact(subject=item[0], attribute=item[1], value=item[2],
+                                  date=when, source=leaf.id))
     if not leaf.date or leaf.data_type == "CODE":
-        return []
-    return (extract_facts(leaf.text, leaf.date, source=leaf.id)
+        return named
+    return (named + extract_facts(leaf.text, leaf.date, source=leaf.id)
             + statement_facts(leaf.text, leaf.date, leaf.id))
 
 

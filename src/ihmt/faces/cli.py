@@ -124,7 +124,7 @@ def cmd_save(args: argparse.Namespace) -> int:
     mem = open_memory(args, create=True)
     content = sys.stdin.read() if args.content == "-" else args.content
     rep = mem.save(content, date=args.date, domain=args.domain, tags=args.tag or [],
-                   replaces=args.replaces)
+                   replaces=args.replaces, states=args.states)
     data = {"ids": rep.ids, "new": rep.new, "duplicates": rep.duplicates, "domain": rep.domain,
             "type": rep.data_type, "date": rep.date, "notices": rep.notices,
             "warnings": rep.warnings, "outdated": rep.outdated, "candidates": rep.candidates}
@@ -342,6 +342,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--domain")
     s.add_argument("--tag", action="append")
     s.add_argument("--replaces", help="a few words describing the memory this one corrects")
+    s.add_argument("--states", metavar="'SUBJECT :: ATTRIBUTE = VALUE'",
+                   help="the fact this memory states, e.g. 'user :: employer = Initech'")
 
     s = sub.add_parser("consolidate", help="run pending Summarization Events")
     s.add_argument("--force", action="store_true", help="also close partial groups")

@@ -143,7 +143,8 @@ def fact_hits(attribute: str, timeline: FactTimeline, period: tuple[str, str] | 
 
 def finish(result: SearchResult, *, terms: list[str], idf: dict[str, float], n_leaves: int,
            cfg: Config, top_k: int, answer_value: str | None = None) -> SearchResult:
-    """Decide the status and cut to ``top_k``."""
+    """Decide the status and cut to ``top_k``. ``answer_value``: the hits already lead with
+    the answer of a version group (:mod:`ihmt.search.topic`); it is the message."""
     if answer_value is not None and result.hits:
         best = result.hits[0]
         rest = result.hits[1:]
@@ -153,7 +154,7 @@ def finish(result: SearchResult, *, terms: list[str], idf: dict[str, float], n_l
         result.hits = result.hits[:top_k]
         result.status = "FOUND"
         result.confidence = 0.95
-        result.message = f"current value: {answer_value}"
+        result.message = answer_value
         return result
     result.hits = result.hits[:top_k]
     assess(result, terms, idf, n_leaves, cfg)

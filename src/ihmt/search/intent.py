@@ -25,6 +25,39 @@ _INTENTS: list[tuple[str, re.Pattern[str]]] = [
     ("stack", re.compile(
         r"\b(my (tech )?stack|our (tech )?stack|what stack|which stack|mi stack|nuestro stack"
         r"|que stack)\b")),
+    # Questions of other attributes of the user's own state. Their answers are found by
+    # the attribute's vocabulary (ihmt.search.topic), not only by extracted facts.
+    ("employer", re.compile(
+        r"\b(who (is|was) my employer|(what|which) company (am|was) i (at|with|in)"
+        r"|(what|which) company (do|did) i work for|(what|which) company (am|was) i working for"
+        r"|who employs me|where (am|was) i working"
+        r"|(para que|en que) empresa (estoy|estaba|trabajo|trabajaba)|quien es mi empleador"
+        r"|donde estoy trabajando)"
+        r"\b")),
+    ("location", re.compile(
+        r"\b((what|which) city (am|was) i (living|based)|where am i based|where (is|was) my"
+        r" (house|flat|apartment)|donde esta mi casa|en que ciudad (resido|vivia|estoy))\b")),
+    ("manager", re.compile(
+        r"\b(who (is|was) my (line |direct )?(manager|boss|lead|supervisor)|who (do|did) i"
+        r" report to|quien (es|era) mi (jefe|jefa|responsable|supervisor|supervisora)"
+        r"|a quien (reporto|reportaba)|de quien (dependo|dependia))\b")),
+    ("editor", re.compile(
+        r"\b((what|which) (code )?editor|(what|which) ide|what (do|did) i (write|code) (code )?"
+        r"in|my editor|que editor|cual (es|era) mi editor|con que programo|con que programaba)\b")),
+    ("ci", re.compile(
+        r"\b((what|which) ci\b|our ci|ci system|which system runs our builds|where do our"
+        r" (pipelines|builds) run|where did our (pipelines|builds) run|que ci|nuestra ci"
+        r"|donde (corren|corrian) (nuestras |las )?builds|que sistema ejecuta los pipelines)")),
+    ("runtime", re.compile(
+        r"\b((what|which) python( version)?|python version|que version de python"
+        r"|(con )?que python)\b")),
+    ("commute", re.compile(
+        r"\b(how (do|did) i (get|go|travel|commute) to (the office|work)|how (do|did) i commute"
+        r"|my commute|como (voy|iba|llego|llegaba) (a la oficina|al trabajo)|mi trayecto)\b")),
+    ("schedule", re.compile(
+        r"\b((when|what time) (is|was) (the )?(daily )?(standup|stand-up)|when does the"
+        r" (daily )?standup|at what time do we have (the )?standup|a que hora (es|era|empieza)"
+        r" (la daily|el standup|la reunion diaria)|cuando (es|era) (la daily|el standup))\b")),
 ]
 
 

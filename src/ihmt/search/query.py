@@ -18,10 +18,11 @@ from ..ingest.dates import query_time_range, strip_time_words
 from ..model import Hit, SearchResult
 from ..semantic.index import SemanticIndex
 from ..store.store import Store
-from ..text import clip, tokenize
+from ..text import clip, fold, tokenize
 from ..timeline.facts import FactTimeline
 from ..timeline.supersede import versions_together
-from .answer import annotate, corrections_first, fact_hits, finish, rerank
+from . import topic
+from .answer import annotate, corrections_first, finish, rerank
 from .descent import Descent, descend
 from .hybrid import blend, lexical_coverage
 from .intent import asks_for_current, fact_intent
@@ -61,13 +62,7 @@ class Searcher:
                               total_nodes=int(root.get("n_branches", 0)),
                               total_leaves=int(root["n_leaves"]), capped=d.capped)
         loader = self._loader(result)
-        hits = []
-        for c in d.candidates:
-            e = c.entry
-            hits.append(Hit(id=e["id"], score=c.score, domain=e.get("domain", ""),
-                            date=e.get("date_from"), path=c.path, title=e.get("title", ""),
-                            excerpt=e.get("excerpt", ""), source=e.get("source"),
-                            tags=list(e.get("tags") or []), matched=c.matched, _loader=loader))
+        hits = _hits(d, loader)
         self._check_timeline()
         annotate(hits, self.timeline, self.excerpt)
 
@@ -76,12 +71,11 @@ class Searcher:
 
         value = None
         intent = fact_intent(query)
-        if intent:
-            found, value = fact_hits(intent, self.timeline, period, hit_for)
-            annotate(found, self.timeline, self.excerpt)
-            ids = {h.id for h in found}
-            hits = found + [h for h in hits if h.id not in ids]
-        if value is None:
+        grouped = self._topic(intent, hits, period, loader, hit_for) if intent else None
+        if grouped is not None:
+            hits, conf, note = grouped
+            value = note
+        else:
             rerank(hits, query=base, clue=clue, period=period, stemmer=stem, current=current,
                    idf=d.idf)
             if not period:
@@ -91,6 +85,8 @@ class Searcher:
         result.hits = hits
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value)
+        if grouped is not None:
+            result.confidence = conf
         close = self.semantic.query(base, max(top_k * 3, 30), [h.id for h in hits]) \
             if value is None and self.semantic.active else None
         if close:
@@ -101,6 +97,47 @@ class Searcher:
             result.notices.extend(self.store.problems)
             self.store.problems.clear()
         return result
+
+    def _topic(self, attribute: str, hits: list[Hit], period: tuple[str, str] | None,
+               loader: Callable[[Hit], str], hit_for: Callable[[str], Hit | None]
+               ) -> tuple[list[Hit], float, str] | None:
+        """A question about the user's own state, answered from its version group
+        (:mod:`ihmt.search.topic`): the timeline's sources and the memories holding the
+        attribute's vocabulary. None when no dated memory speaks about it."""
+        vocab = topic.vocabulary_terms(attribute, self.config.stemmer)
+        extra = _hits(self.descend(vocab, topic.MAX_GROUP), loader) if vocab else []
+        words = set(vocab)
+        about = [h for h in hits if words & set(h.matched)] + extra
+        stmts = self.timeline.statements("user", attribute)
+        sources = [f.source for f in stmts if f.source]
+        group = topic.version_group(attribute, about, sources, hit_for, self._saved_at)
+        if not group:
+            return None
+        annotate(group, self.timeline, self.excerpt)
+        lead = topic.lead_of(group, period)
+        ordered = topic.order_group(group, lead, period)
+        current = {f.source for f in stmts if stmts and f.source
+                   and fold(f.value) == fold(stmts[-1].value)}
+        fact_source = lead.id if not stmts or lead.id in current else sorted(current)[0] \
+            if current else None
+        conf = topic.confidence(lead, fact_source, period)
+        if period:
+            note = f"the memory about your {attribute} in force then"
+        elif len(group) == 1:
+            note = f"the one memory about your {attribute}"
+        else:
+            note = f"the newest of {len(group)} memories about your {attribute}"
+        if conf < topic.LEAD_AGREES:
+            note += (f"; the fact timeline still holds '{stmts[-1].value}' "
+                     f"({stmts[-1].date[:10]}): check with the user")
+        ids = {h.id for h in ordered}
+        return ordered + [h for h in hits if h.id not in ids], conf, note
+
+    def _saved_at(self, leaf_id: str) -> str:
+        try:
+            return self.store.read_leaf(leaf_id).saved_at or ""
+        except (NotFoundError, DamagedFileError):
+            return ""
 
     def descend(self, terms: list[str], k: int) -> Descent:
         """The exact descent; a damaged branch is looked at again (another process may have
@@ -150,6 +187,17 @@ class Searcher:
             except NotFoundError as exc:
                 return f"[unavailable: {exc}]"
         return load
+
+
+def _hits(d: Descent, loader: Callable[[Hit], str]) -> list[Hit]:
+    out = []
+    for c in d.candidates:
+        e = c.entry
+        out.append(Hit(id=e["id"], score=c.score, domain=e.get("domain", ""),
+                       date=e.get("date_from"), path=c.path, title=e.get("title", ""),
+                       excerpt=e.get("excerpt", ""), source=e.get("source"),
+                       tags=list(e.get("tags") or []), matched=c.matched, _loader=loader))
+    return out
 
 
 def absolute_time_terms(query: str, kept: list[str], stem: str) -> list[str]:

@@ -235,6 +235,32 @@ _BUILTIN: tuple[_Rule, ...] = (
         "location",
         keys=("viv",),
     ),
+    _rule(
+        rf"\b(?:(?:I|we)(?:\s+have|{_AP}ve)?\s+(?:finally\s+)?settled"
+        rf"|(?:my|our)\s+new\s+(?:home|flat|apartment|house|place)\s+is)\s+in\s+{_VALUE}",
+        "location",
+        keys=("settled", "my new", "our new"),
+    ),
+    _rule(
+        rf"\b(?:me\s+(?:he\s+)?instal(?:e|ado)|nos\s+(?:hemos\s+)?instal(?:amos|ado))"
+        rf"\s+(?:{_ADV_ES}\s+)?en\s+{_VALUE}",
+        "location",
+        keys=("me ", "nos "),
+    ),
+    # --- who the user reports to ---------------------------------------------------------------
+    _rule(
+        rf"\b(?:my\s+(?:new\s+)?(?:line\s+|direct\s+)?(?:manager|boss)\s+is"
+        rf"|I\s+(?:{_ADV}\s+)?report(?:\s+directly)?\s+to)\s+{_VALUE}",
+        "manager",
+        keys=("manager", "boss", "report"),
+    ),
+    _rule(
+        rf"\b(?:mi\s+(?:nuevo\s+|nueva\s+)?(?:jefe|jefa|responsable|manager)"
+        rf"(?:\s+(?:nuevo|nueva|directo|directa))?\s+es"
+        rf"|(?:{_ADV_ES}\s+)?(?:le\s+)?reporto\s+a)\s+{_VALUE}",
+        "manager",
+        keys=("jefe", "jefa", "responsable", "manager", "reporto"),
+    ),
     # --- where the user works ------------------------------------------------------------------
     _rule(
         rf"\b(?:I|and)(?:\s+(?:{_ADV}\s+)?work"
@@ -250,6 +276,24 @@ _BUILTIN: tuple[_Rule, ...] = (
         rf"|began\s+working\s+(?:at|for))\s+{_VALUE}",
         "employer",
         keys=("join", "start", "began"),
+    ),
+    _rule(
+        rf"\b(?:(?:my\s+)?first\s+(?:day|week|month)\s+(?:at|with)"
+        rf"|(?:my\s+)?new\s+job\s+(?:at|with)"
+        rf"|accepted\s+(?:an|the|their)\s+(?:job\s+)?offer\s+from"
+        rf"|(?:I\s+was|I\s+got|I{_AP}ve\s+been|I\s+have\s+been|got)\s+hired\s+(?:at|by)"
+        rf"|signed\s+(?:a\s+contract\s+)?with)\s+{_VALUE}",
+        "employer",
+        keys=("first", "new job", "accepted", "hired", "signed"),
+    ),
+    _rule(
+        rf"\b(?:(?:mi\s+)?primer\s+(?:dia|semana|mes)\s+(?:en|con)"
+        rf"|(?:mi\s+)?nuevo\s+(?:trabajo|empleo)\s+(?:en|con)"
+        rf"|me\s+(?:contrataron|han\s+contratado|ficharon|han\s+fichado)\s+(?:en|para)"
+        rf"|empece\s+(?:hoy\s+|ayer\s+|esta\s+semana\s+)?(?:a\s+trabajar\s+)?(?:en|para))"
+        rf"\s+{_VALUE}",
+        "employer",
+        keys=("primer", "nuevo", "me contrat", "me han", "me fich", "empece"),
     ),
     _rule(
         rf"\b(?:trabajo|trabajamos|estoy\s+trabajando|estamos\s+trabajando)"

@@ -555,6 +555,8 @@ def _statement(rule: _Rule, m: re.Match[str], clause: str) -> Statement | None:
     value = _value(val_raw)
     if not (subject and attribute and value):
         return None
+    if rule.name == "runs-on" and not any(c.isdigit() for c in value):
+        attribute = "platform"  # "runs on GitHub Actions" names where, not a version
     if rule.name in _PERSON_RULES and not value[:1].isupper():
         return None
     return Statement(subject, attribute, value, rule.name)

@@ -70,12 +70,20 @@ def register(server: MCPServer, state: ServerState) -> None:
         replaces: Annotated[str, Field(description=(
             "When this corrects something remembered earlier: a few words describing the "
             "old memory (e.g. 'lives in Madrid'). The old one is flagged OUTDATED."))] = "",
+        states: Annotated[str, Field(description=(
+            "When the memory states a value that may change later (employer, home city, "
+            "manager, a tool, a version, a schedule, an owner): name it as "
+            "'subject :: attribute = value', e.g. 'user :: employer = Initech' or "
+            "'billing-api :: ci = GitHub Actions'. Searches then answer with the newest "
+            "value and flag earlier ones."))] = "",
     ) -> str:
         """Save something to the user's long-term memory, for future sessions and agents.
 
         Save what will still matter in a month: decisions and their reasons, how the
         user's environment is set up, preferences and conventions, people and projects,
-        corrections (with `replaces`). One fact or decision per call. Do not save small
+        corrections (with `replaces`). One fact or decision per call. When it states a
+        value that can change (a job, a city, a manager, a tool or version), also pass
+        `states` so later searches know which value is current. Do not save small
         talk, temporary task state, or anything readable from the code; never save
         passwords, keys or tokens (save where they live instead).
 
@@ -87,7 +95,8 @@ def register(server: MCPServer, state: ServerState) -> None:
         mem = state.memory()
         dom = domain.strip() if isinstance(domain, str) else domain
         report = mem.save(content, domain=None if not dom or dom.lower() == "general" else dom,
-                          content_type=content_type, replaces=replaces.strip() or None)
+                          content_type=content_type, replaces=replaces.strip() or None,
+                          states=states.strip() or None)
         return format_save(report, replaces.strip(), mem)
 
     @tool(server, read_only=False, idempotent=True, destructive=False,

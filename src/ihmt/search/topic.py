@@ -1,0 +1,157 @@
+"""Versions of one topic for a question about the user's own state, found by vocabulary.
+
+"Where do I work?" shares no word with "Today was my first day at Initrode", and an
+extraction rule for every way of announcing a new job will never be complete. So a
+question about a tracked attribute (:func:`ihmt.search.intent.fact_intent`) is answered
+from a *version group*: every dated memory that speaks about that attribute, found
+
+- from the fact timeline (the memories that stated a value of ``user::<attribute>``), and
+- by a second exact descent over the attribute's vocabulary (:data:`VOCABULARY`: the words
+  people use when they talk about a job, a home, a manager ... in English and Spanish,
+  not phrases), keeping memories that hold at least one of those words.
+
+The timeline is one source among two, never a short cut: a newer memory that talks about
+the same thing joins the group even when no rule extracted a fact from it.
+
+Memories that only mention a value in passing or reject it are left out of the group:
+rejections, plans and hypotheticals ("turned the offer down", "decided against", "we might
+move"), and memories whose topic word is qualified as former ("my old colleagues").
+
+Within the group the newest memory leads a question that names no period; a question
+naming a time gets the memory in force at its end. The others follow, newest first, marked
+as possibly outdated with the date and words of the memory that leads. The confidence is
+high when the timeline's current value comes from the leading memory (or the timeline
+knows nothing), lower when the two disagree, so the agent is told to check.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ..model import Hit
+from ..text import clip, fold, tokenize
+
+# Words (not phrases) that mark a memory as speaking about an attribute. Stemmed with the
+# store's stemmer before use, so "worked", "working" and "works" count as "work".
+VOCABULARY: dict[str, str] = {
+    "employer": "work works worked working job jobs employer employers company hired hire "
+                "joined join offer contract position role startup "
+                "trabajo trabaja trabajar trabajando empresa empleo contrataron contrato "
+                "incorpore incorporé puesto oferta empece empecé empezé fiché fiche",
+    "location": "live lives lived living home flat apartment house moved move relocated "
+                "relocate lease rent based neighbourhood neighborhood settled "
+                "vivo vivir vivía viviendo casa piso apartamento mudé mude mudamos "
+                "mudanza trasladé traslade trasladamos alquiler resido instalé instale barrio",
+    "stack": "stack",
+    "manager": "manager boss report reports reporting lead leads supervisor "
+               "reorg reorganisation reorganization one-on-ones "
+               "jefe jefa responsable reporto dependo supervisora supervisor "
+               "reorganización reorganizacion",
+    "editor": "editor ide code coding keybindings vim neovim emacs "
+              "programo programar editor ide",
+    "ci": "ci pipeline pipelines build builds jenkins actions integration jobs "
+          "pipelines integración integracion",
+    "runtime": "python version upgraded upgrade bumped runtime services "
+               "versión version actualizamos subimos servicios",
+    "commute": "commute commuting office drive bike cycle train bus walk car scooter "
+               "oficina coche bici bicicleta tren autobús autobus andando trayecto",
+    "schedule": "standup stand-up daily meeting "
+                "daily reunión reunion standup",
+}
+
+# A memory that rejects, plans or only imagines a value does not state it.
+_REJECT = re.compile(
+    r"\b(?:turned\s+\w+\s+down|turned\s+down|declined|decided\s+against|said\s+no|not\s+for\s+me"
+    r"|voted\s+(?:it\s+)?down|but\s+(?:we\s+)?stayed|stayed\s+with|held\s+off|evaluated|"
+    r"thought\s+about|considering|might|maybe|would|proposed|suggested|interviewed|"
+    r"too\s+far|no\s+(?:nos|me)\s+\w+|rechac\w*|dije\s+que\s+no|se\s+voto\s+que\s+no|"
+    r"pense\s+en|propus\w*|propuso|evaluamos|no\s+cambiamos|no\s+es\s+para\s+mi|"
+    r"al\s+final\s+no|esperamos|quizas|tal\s+vez|podriamos)\b")
+# The topic word is about the past: "my old colleagues", "antiguos compañeros".
+_FORMER = re.compile(r"\b(?:old|former|ex|previous|antiguo|antigua|antiguos|antiguas|viejo|"
+                     r"vieja|anterior)\b")
+
+LEAD_AGREES = 0.9  # confidence when the timeline's current value is the leading memory's
+LEAD_DISAGREES = 0.6  # ... when a newer memory than the timeline's source leads
+MAX_GROUP = 30
+
+
+def vocabulary_terms(attribute: str, stemmer: str) -> list[str]:
+    return list(dict.fromkeys(tokenize(VOCABULARY.get(attribute, ""), stemmer)))
+
+
+def states_something(text: str) -> bool:
+    """False for a memory that rejects, plans or only imagines what it mentions."""
+    return not _REJECT.search(fold(text))
+
+
+def version_group(attribute: str, candidates: list[Hit], fact_sources: list[str],
+                  make_hit: Callable[[str], Hit | None],
+                  saved_at: Callable[[str], str] = lambda _id: "") -> list[Hit]:
+    """The dated memories about ``attribute`` among ``candidates`` (hits of the vocabulary
+    descent and of the query) and the timeline's ``fact_sources``, oldest first; memories
+    of the same day in the order they were saved (``saved_at``)."""
+    by_id: dict[str, Hit] = {}
+    for h in candidates:
+        if h.id not in by_id:
+            by_id[h.id] = h
+    for src in fact_sources:
+        if src not in by_id:
+            h = make_hit(src)
+            if h is not None:
+                by_id[src] = h
+    group = []
+    for h in list(by_id.values())[:MAX_GROUP * 2]:
+        if not h.date:
+            continue
+        text = h.excerpt or h.text
+        if not states_something(text):
+            continue
+        if h.id not in fact_sources and _FORMER.search(fold(text)):
+            continue
+        group.append(h)
+    days: dict[str, int] = {}
+    for h in group:
+        days[(h.date or "")[:10]] = days.get((h.date or "")[:10], 0) + 1
+    group.sort(key=lambda h: (h.date or "", saved_at(h.id) if days[(h.date or "")[:10]] > 1
+                              else "", h.id))
+    return group[-MAX_GROUP:]
+
+
+def lead_of(group: list[Hit], period: tuple[str, str] | None) -> Hit:
+    """The newest member, or with a period the member in force at its end."""
+    if period:
+        then = [h for h in group if (h.date or "")[:10] <= period[1]]
+        if then:
+            return then[-1]
+        return group[0]
+    return group[-1]
+
+
+def order_group(group: list[Hit], lead: Hit, period: tuple[str, str] | None) -> list[Hit]:
+    """``lead`` first, then the other members newest first; members older than the newest
+    are flagged as possibly outdated (the notice names the newer memory and its date)."""
+    newest = group[-1]
+    rest = [h for h in reversed(group) if h is not lead]
+    top = max((h.score for h in group), default=1.0) or 1.0
+    lead.score = top * 2 + 1.0
+    for i, h in enumerate(rest):
+        h.score = top * 1.5 - i * 1e-3
+    for h in group:
+        if h is newest or (h.date or "") >= (newest.date or ""):
+            continue
+        note = (f"possibly outdated: a later memory ({newest.when}) says: "
+                f"{clip(newest.text, 100)}")
+        if not h.outdated or not h.notices:
+            h.outdated = True
+            h.notices = [note] + list(h.notices)
+    if period and lead is not newest:
+        lead.outdated = True
+    return [lead] + rest
+
+
+def confidence(lead: Hit, fact_source: str | None, period: tuple[str, str] | None) -> float:
+    if period or fact_source is None or fact_source == lead.id:
+        return LEAD_AGREES
+    return LEAD_DISAGREES

@@ -1,0 +1,199 @@
+"""The current value first, however the change was said (``ihmt.search.topic``).
+
+A question about the user's own state (employer, home, manager, editor, CI, runtime,
+commute, standup time) is answered from a version group: the timeline's sources and every
+dated memory that uses the attribute's vocabulary. The newest leads; a question naming a
+year gets the version of then; rejections and passing mentions stay out; the timeline is
+one signal, never the whole answer.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ihmt import Memory
+from ihmt.errors import InputError
+from ihmt.render import compact_answer
+from ihmt.timeline.supersede import find_statements
+
+from .mcp_client import running_server
+from .test_cli import ihmt
+
+# (attribute, [(date, text), ...] oldest first, question about now): the newest must lead.
+FAMILIES = [
+    ("employer-en", [("2023-02-01", "I work at Acme Warehouse on the night shift."),
+                     ("2025-06-09", "Accepted an offer and joined Initech as an SRE.")],
+     "where do I work?"),
+    ("employer-es", [("2023-02-01", "Trabajo en Acme Warehouse en el turno de noche."),
+                     ("2025-06-09", "Me contrataron en Nimbus Labs como SRE.")],
+     "¿dónde trabajo?"),
+    ("location-en", [("2022-04-01", "I live in Madrid near the Retiro park."),
+                     ("2025-01-15", "Signed the lease for a flat in Valencia.")],
+     "where do I live?"),
+    ("location-es", [("2022-04-01", "Vivo en Madrid, cerca del Retiro."),
+                     ("2025-01-15", "Nos trasladamos a Valencia en enero.")],
+     "¿dónde vivo?"),
+    ("manager-en", [("2023-05-01", "My manager is Helen Ward."),
+                    ("2025-03-01", "After the reorg I report to Tomás Rivera.")],
+     "who is my manager?"),
+    ("manager-es", [("2023-05-01", "Mi jefa es Helen Ward."),
+                    ("2025-03-01", "Desde marzo reporto a Tomás Rivera.")],
+     "¿quién es mi jefe?"),
+    ("editor-en", [("2022-01-10", "My editor is Emacs with evil mode."),
+                   ("2025-02-02", "Switched my editor to Zed for the speed.")],
+     "which editor do I use?"),
+    ("editor-es", [("2022-01-10", "Mi editor es Emacs con evil mode."),
+                   ("2025-02-02", "Me pasé a Zed como editor por la velocidad.")],
+     "¿qué editor uso?"),
+    ("ci-en", [("2022-06-01", "Jenkins runs every pipeline we have."),
+               ("2025-06-01", "Jenkins is gone; all builds run in GitHub Actions.")],
+     "what CI do we use?"),
+    ("ci-es", [("2022-06-01", "Jenkins ejecuta todos nuestros pipelines."),
+               ("2025-06-01", "Migramos los pipelines a GitHub Actions.")],
+     "¿qué CI usamos?"),
+    ("runtime-en", [("2023-01-01", "Our services run on Python 3.11."),
+                    ("2025-09-01", "We bumped the services to Python 3.13.")],
+     "which Python version do our services use?"),
+    ("runtime-es", [("2023-01-01", "Los servicios usan Python 3.11."),
+                    ("2025-09-01", "Actualizamos los servicios a Python 3.13.")],
+     "¿qué versión de Python usan los servicios?"),
+    ("commute-en", [("2023-01-01", "I drive to the office every day."),
+                    ("2025-04-01", "Sold the car, I cycle to the office on my bike now.")],
+     "how do I get to the office?"),
+    ("commute-es", [("2023-01-01", "Voy a la oficina en coche."),
+                    ("2025-04-01", "Vendí el coche: ahora voy a la oficina en bici.")],
+     "¿cómo voy a la oficina?"),
+    ("schedule-en", [("2023-01-01", "The daily standup is at 9:30."),
+                     ("2025-04-01", "Standup moved to 10:15 for the new hires.")],
+     "when is standup?"),
+    ("schedule-es", [("2023-01-01", "La daily es a las 9:30."),
+                     ("2025-04-01", "La daily pasó a las 10:15.")],
+     "¿a qué hora es la daily?"),
+]
+
+
+def _store(tmp_path: Path, items: list[tuple[str, str]], name: str = "m") -> tuple[Memory,
+                                                                                   list[str]]:
+    mem = Memory.open(tmp_path / name, create=True)
+    ids = [mem.save(text, date=date).ids[0] for date, text in items]
+    mem.save("Bought a new kettle for the kitchen.", date="2024-05-05")
+    return mem, ids
+
+
+@pytest.mark.parametrize("family,items,question", FAMILIES, ids=[f[0] for f in FAMILIES])
+def test_the_newest_version_leads_in_each_family(tmp_path: Path, family: str,
+                                                 items: list[tuple[str, str]],
+                                                 question: str) -> None:
+    mem, ids = _store(tmp_path, items)
+    res = mem.search(question)
+    assert res.status == "FOUND", (family, res.message)
+    assert res.best.id == ids[-1], (family, [h.text for h in res.hits])
+    older = next(h for h in res.hits if h.id == ids[0])
+    assert older.outdated and items[-1][0] in older.notices[0]  # the newer memory's date
+
+
+def test_a_question_naming_a_year_gets_the_version_of_then(tmp_path: Path) -> None:
+    mem, ids = _store(tmp_path, [("2022-03-01", "I work at Acme Warehouse."),
+                                 ("2024-06-01", "Today was my first day at Initech."),
+                                 ("2025-09-01", "Joined Globex as a staff engineer.")])
+    assert mem.search("where did I work in 2022?").best.id == ids[0]
+    res = mem.search("¿dónde trabajaba en 2024?")
+    assert res.status == "FOUND" and res.best.id == ids[1]
+    assert mem.search("where do I work?").best.id == ids[2]
+
+
+def test_a_rejected_alternative_or_an_old_value_in_passing_changes_nothing(tmp_path: Path
+                                                                           ) -> None:
+    mem, ids = _store(tmp_path, [("2022-03-01", "I live in Madrid."),
+                                 ("2024-06-01", "We moved to Valencia in June.")])
+    mem.save("We looked at flats in Bilbao but decided against moving there.", date="2025-01-01")
+    mem.save("Visited Madrid for a conference last week.", date="2025-02-01")
+    mem.save("My old flat in Madrid finally sold.", date="2025-03-01")
+    mem.save("Miramos pisos en Sevilla, pero al final no nos mudamos.", date="2025-04-01")
+    res = mem.search("where do I live?")
+    assert res.best.id == ids[1], [h.text for h in res.hits]
+    assert mem.search("¿dónde vivo?").best.id == ids[1]
+
+
+def test_the_timeline_never_answers_alone(tmp_path: Path) -> None:
+    # The rules extract Acme; nothing extracts the newer memory, yet it speaks about work.
+    mem, ids = _store(tmp_path, [("2024-03-11", "Trabajo en Acme Warehouse."),
+                                 ("2025-06-09", "Nuevo empleo: estoy en Nimbus Labs.")])
+    assert [f.value for f in mem.facts("user") if f.attribute == "employer"] == \
+        ["Acme Warehouse"]
+    res = mem.search("where do I work?")
+    assert res.best.id == ids[1]
+    assert res.confidence < 0.9 and "Acme Warehouse" in res.message  # they disagree: said
+    assert any(h.id == ids[0] and h.outdated for h in res.hits)
+    # When the timeline and the newest memory agree the answer is confident.
+    mem.save("Empecé a trabajar en Nimbus Labs.", date="2025-06-10")
+    assert mem.search("where do I work?").confidence >= 0.9
+
+
+def test_an_old_memory_only_the_timeline_knew_is_still_found(tmp_path: Path) -> None:
+    mem = Memory.open(tmp_path / "m", create=True)
+    old = mem.save("Big news: Umbrella Labs it is!", date="2023-01-01",
+                   states="user :: employer = Umbrella Labs").ids[0]
+    res = mem.search("where did I work in 2023?")
+    assert res.status == "FOUND" and res.best.id == old
+
+
+def test_a_fact_stated_by_the_agent_is_recorded_and_survives_a_rebuild(tmp_path: Path) -> None:
+    mem = Memory.open(tmp_path / "m", create=True)
+    mem.save("Started on the payments team.", date="2024-01-01",
+             states="user :: employer = Hooli")
+    rep = mem.save("Big change this week, more soon.", date="2025-01-01",
+                   states="user :: employer = Pied Piper")
+    assert rep.notices and "Pied Piper" in rep.notices[0]
+    assert mem.get(rep.ids[0]).extra["states"] == [["user", "employer", "Pied Piper"]]
+    mem.rebuild()
+    values = [(f.value, f.status) for f in mem.facts("user")]
+    assert values == [("Hooli", "HISTORICAL"), ("Pied Piper", "ACTIVE")]
+    assert mem.search("who is my employer?").best.id == rep.ids[0]
+    for bad in ("employer = x", "user :: employer =", "user employer Hooli"):
+        with pytest.raises(InputError, match="subject :: attribute = value"):
+            mem.save("Something new.", states=bad)
+
+
+def test_states_through_the_cli(tmp_path: Path) -> None:
+    store = str(tmp_path / "mem")
+    r = ihmt("--path", store, "save", "Joined a new place.", "--date", "2025-01-01",
+             "--states", "user :: employer = Initech", "--json")
+    assert r.returncode == 0, r.stderr
+    r = ihmt("--path", store, "facts", "--json")
+    assert r.returncode == 0, r.stderr
+    assert "Initech" in r.stdout
+    r = ihmt("--path", store, "save", "x", "--states", "nonsense")
+    assert r.returncode == 2 and "subject :: attribute = value" in r.stderr
+
+
+def test_states_through_the_mcp_server(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with running_server(home, tmp_path / "server.log") as client:
+        client.text("save_memory", content="I work at Acme Warehouse.")
+        client.text("save_memory", content="Today was my first day.",
+                    states="user :: employer = Initech")
+        answer = client.text("search_memory", query="where do I work")
+        lines = answer.splitlines()
+        assert lines[0].startswith("FOUND") and lines[1] == "Today was my first day."
+        assert "Acme Warehouse" in answer and "OUTDATED" in answer
+        assert "subject :: attribute" in client.error("save_memory", content="x",
+                                                      states="bad")
+
+
+def test_runs_on_a_platform_is_not_a_version() -> None:
+    [s] = find_statements("The Atlas billing service runs on GitHub Actions.")
+    assert (s.attribute, s.value) == ("platform", "GitHub Actions")
+    [s] = find_statements("The Atlas billing service runs on Python 3.12.")
+    assert s.attribute == "version"
+
+
+def test_compact_answer_counts_are_true(tmp_path: Path) -> None:
+    mem, ids = _store(tmp_path, [("2024-03-11", "I work at Acme Warehouse.")])
+    res = mem.search("where do I work?")
+    assert res.message == "the one memory about your employer"
+    assert "1 memories" not in compact_answer(res)
+    assert json.dumps(res.message)

@@ -24,10 +24,11 @@ from typing import Any, Protocol
 from .model import Hit, SearchResult
 from .text import clip, count_tokens
 
-GATE = 0.5  # lowest confidence of a FOUND answer that is injected (see BENCHMARKS.md)
+GATE = 0.7  # lowest confidence of a FOUND answer that is injected (see BENCHMARKS.md)
 MAX_TOKENS = 300  # budget of one injection or digest
 MAX_PROMPT_CHARS = 800  # longer prompts are pasted code, logs or specs, not recall questions
-EXTRA_HITS = 2  # other current matches shown as one line each, after the answer
+EXTRA_HITS = 4  # other current matches shown as one line each, after the answer
+BODY_SHARE = 0.55  # of the budget the answer itself may take, leaving room for the others
 
 
 class _Searchable(Protocol):
@@ -137,14 +138,14 @@ def render_injection(res: SearchResult, max_tokens: int = MAX_TOKENS) -> tuple[s
              "correct the memory if it is wrong:", _head(best)]
     notices = [f"OUTDATED: {clip(n, 200)}" for n in best.notices[:2]]
     others = [h for h in res.hits[1 : 1 + EXTRA_HITS] if not h.outdated]
-    budget = max_tokens - count_tokens("\n".join(lines + notices)) - 4
+    budget = int(max_tokens * BODY_SHARE) - count_tokens("\n".join(lines + notices))
     body = _safe(best.text.strip())
     if count_tokens(body) > budget:
         body = body[: max(80, budget * 4 - 2)].rstrip() + " […]"
     out = lines + [body] + notices
     ids = [best.id]
     for h in others:
-        line = f"also: {_head(h)}: {clip(_safe(h.excerpt or h.title), 140)}"
+        line = f"also: {_head(h)}: {clip(_safe(h.excerpt or h.title), 120)}"
         if count_tokens("\n".join(out + [line])) > max_tokens:
             break
         out.append(line)

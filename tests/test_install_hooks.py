@@ -157,3 +157,12 @@ def test_doctor_reports_a_failing_hook(home: Path, tmp_path: Path) -> None:
     (store / "root.json").mkdir()
     call = ih.dry_call(store)
     assert not call["ok"] and "hook.log" in call["error"]
+
+
+def test_print_config_hooks(home: Path, memory: Path, capsys: pytest.CaptureFixture) -> None:
+    assert inst.main_print_config(["codex", "--hooks", "--home", str(memory)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    [h] = ours(data, "UserPromptSubmit")
+    assert h["command"].endswith(f"--path {memory} hook prompt-submit")
+    assert inst.main_print_config(["cursor", "--hooks"]) == 1
+    assert "no command hooks for cursor" in capsys.readouterr().err

@@ -284,6 +284,24 @@ def print_config(agent: str, *, memory_home: str | os.PathLike[str] | None = Non
     return Snippet(agent, where, "json", text + "\n")
 
 
+def print_hooks(agent: str, *, memory_home: str | os.PathLike[str] | None = None,
+                home: Path | None = None, python: str | None = None) -> Snippet:
+    """The hooks snippet (issue 20) for an agent whose hooks use Claude Code's layout."""
+    from . import install_hooks as ih
+
+    agent = _check_agent(agent, writable=False)
+    where = {"claude-code": "~/.claude/settings.json or <project>/.claude/settings.json",
+             "codex": "~/.codex/hooks.json or <project>/.codex/hooks.json"}.get(agent)
+    if where is None:
+        raise InstallError(f"IHMT knows no command hooks for {agent}: there, the agent "
+                           "calls search_memory itself (see README, 'the hooks')")
+    if memory_home is None:
+        mem_home, _ = find_memory_home(agent, "user", home=_home(home), project=Path.cwd())
+    else:
+        mem_home = Path(memory_home).expanduser().absolute()
+    return Snippet(agent, where, "json", ih.snippet(python or _python(), str(mem_home)))
+
+
 def registered(home: Path | None = None, project: Path | None = None) -> list[Registration]:
     """Every ``ihmt-memory`` entry in the configurations of the agents we know."""
     home = _home(home)
@@ -1089,9 +1107,12 @@ def main_print_config(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="ihmt print-config")
     p.add_argument("agent", help=", ".join(ALL_AGENTS))
     p.add_argument("--home", help="memory folder (default: the one already registered)")
+    p.add_argument("--hooks", action="store_true", help="print the session-start and "
+                   "prompt-submit hooks instead of the server entry")
     args = p.parse_args(argv)
     try:
-        snippet = print_config(args.agent, memory_home=args.home)
+        snippet = (print_hooks(args.agent, memory_home=args.home) if args.hooks
+                   else print_config(args.agent, memory_home=args.home))
     except IHMTError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

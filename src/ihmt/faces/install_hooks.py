@@ -113,6 +113,12 @@ def _strip_ours(data: dict[str, Any]) -> None:
         del data["hooks"]
 
 
+def snippet(python: str, memory_home: str) -> str:
+    """The hooks block to paste into a settings file (Claude Code, Codex, or another agent
+    with the same hook layout)."""
+    return with_hooks(None, Path("settings.json"), python, memory_home)
+
+
 def with_hooks(old: str | None, path: Path, python: str, memory_home: str) -> str:
     """``old`` (the file's text, None when absent) with IHMT's two hooks, others untouched."""
     data = _load(old, path)

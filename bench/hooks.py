@@ -1,6 +1,6 @@
 """The agent hooks: latency of a fresh hook process, injection quality on LoCoMo, silence.
 
-    python -m bench.hooks [--sizes 500,5000] [--runs 30] [--conversations N]
+    python -m bench.hooks [--sizes 500,5000] [--runs 30] [--semantic] [--conversations N]
         [--data ../shared/data/locomo/locomo-dev.json] [--skip-latency] [--skip-quality]
         [--skip-silence] [--json]
 
@@ -89,7 +89,12 @@ def _stats(values: list[float]) -> dict[str, Any]:
             "p95_ms": 1000 * (percentile(values, 95) or 0.0), "runs": len(values)}
 
 
-def latency(sizes: list[int], runs: int) -> dict[str, Any]:
+def latency(sizes: list[int], runs: int, semantic: bool = False) -> dict[str, Any]:
+    """With ``semantic`` the stores get vectors, and prompt-submit is also timed with
+    ``IHMT_HOOK_SEMANTIC=on`` (the hook's default stays lexical)."""
+    from bench import _semantic
+
+    _semantic.select(semantic)
     env = {**os.environ, "IHMT_HOOK_TIMEOUT": "30"}  # measure the work, not the limit
     base = [_timed([sys.executable, "-c", "pass"], "", env)[0] for _ in range(runs)]
     out: dict[str, Any] = {"python_start": _stats(base), "stores": []}
@@ -102,17 +107,22 @@ def latency(sizes: list[int], runs: int) -> dict[str, Any]:
             mem.close()
             built = time.perf_counter() - t0
             cmd = [sys.executable, "-m", "ihmt.faces.cli", "--path", str(store), "hook"]
-            rows: dict[str, Any] = {"memories": n, "build_s": built}
-            for event in ("prompt-submit", "session-start"):
+            rows: dict[str, Any] = {"memories": n, "build_s": built, "semantic": semantic}
+            events = ["prompt-submit", "session-start"] + (["prompt-submit-semantic"]
+                                                          if semantic else [])
+            for event in events:
+                call_env = {**env, "IHMT_HOOK_SEMANTIC": "on"} \
+                    if event.endswith("-semantic") else env
                 times: list[float] = []
                 injected = 0
                 for i in range(runs):
                     q = queries[i % len(queries)]["query"]
                     payload = {"hook_event_name": "UserPromptSubmit", "cwd": tmp,
                                "session_id": "bench", "prompt": f"what was {q}?"} \
-                        if event == "prompt-submit" else \
+                        if event.startswith("prompt-submit") else \
                         {"hook_event_name": "SessionStart", "cwd": tmp, "source": "startup"}
-                    s, text = _timed(cmd + [event], json.dumps(payload), env)
+                    s, text = _timed(cmd + [event.removesuffix("-semantic")],
+                                     json.dumps(payload), call_env)
                     times.append(s)
                     injected += bool(text.strip())
                 rows[event] = {**_stats(times), "with_output": injected}
@@ -122,10 +132,12 @@ def latency(sizes: list[int], runs: int) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------- quality
 def quality(data: Path, conversations: int | None) -> dict[str, Any]:
+    from bench import _semantic
     from ihmt.memory import Memory
     from ihmt.recall import is_recall_prompt, prompt_recall
     from ihmt.text import count_tokens
 
+    _semantic.select(False)  # the hook searches lexically (see ihmt.faces.hook)
     convs = locomo.load(data)[:conversations] if conversations else locomo.load(data)
     rows: list[dict[str, Any]] = []  # one per answerable question
     adversarial: list[dict[str, Any]] = []
@@ -199,8 +211,10 @@ def quality(data: Path, conversations: int | None) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------- silence
 def silence(n: int) -> dict[str, Any]:
+    from bench import _semantic
     from ihmt.recall import GATE, prompt_recall
 
+    _semantic.select(False)  # the hook searches lexically (see ihmt.faces.hook)
     prompts = coding_prompts()
     with tempfile.TemporaryDirectory(prefix="ihmt-hooks-silence-") as tmp:
         progress(f"silence: building a {n}-memory store")
@@ -223,8 +237,9 @@ def _table(result: dict[str, Any]) -> str:
     if lat:
         rows = [{"memories": "python -c pass", "event": "-", **lat["python_start"]}]
         for s in lat["stores"]:
-            for ev in ("prompt-submit", "session-start"):
-                rows.append({"memories": s["memories"], "event": ev, **s[ev]})
+            for ev in ("prompt-submit", "session-start", "prompt-submit-semantic"):
+                if ev in s:
+                    rows.append({"memories": s["memories"], "event": ev, **s[ev]})
         parts.append(format_table(rows, ["memories", "event", "p50_ms", "p95_ms", "runs",
                                          "with_output"]))
     q = result.get("quality")
@@ -251,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=locomo.DEFAULT_DATA)
     ap.add_argument("--conversations", type=int, default=None)
     ap.add_argument("--silence-size", type=int, default=5000)
+    ap.add_argument("--semantic", action="store_true", help="latency: stores with vectors "
+                    "(needs ihmt[semantic]); also time the hook with IHMT_HOOK_SEMANTIC=on")
     ap.add_argument("--skip-latency", action="store_true")
     ap.add_argument("--skip-quality", action="store_true")
     ap.add_argument("--skip-silence", action="store_true")
@@ -258,7 +275,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     result: dict[str, Any] = {"env": env_info()}
     if not args.skip_latency:
-        result["latency"] = latency([int(x) for x in args.sizes.split(",") if x], args.runs)
+        result["latency"] = latency([int(x) for x in args.sizes.split(",") if x], args.runs,
+                                    args.semantic)
     if not args.skip_quality:
         if args.data.exists():
             result["quality"] = quality(args.data, args.conversations)

@@ -120,13 +120,18 @@ def test_plain_output(store: Path) -> None:
 
 
 def test_hook_imports_nothing_a_search_does_not_need(store: Path) -> None:
+    # An answer, and a question the words alone answer badly (where a semantic search
+    # would be consulted if the hook used it).
+    prompts = [prompt_payload("what port does staging run on?"),
+               prompt_payload("which relational engine keeps our invoices consistent?")]
     code = ("import io, sys, json\n"
             "from ihmt.faces.cli import main\n"
-            f"sys.stdin = io.StringIO(json.dumps({prompt_payload('what port does staging run on?')!r}))\n"
-            f"main(['--path', {str(store)!r}, 'hook', 'prompt-submit'])\n"
+            f"for p in {prompts!r}:\n"
+            "    sys.stdin = io.StringIO(json.dumps(p))\n"
+            f"    main(['--path', {str(store)!r}, 'hook', 'prompt-submit'])\n"
             "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'anyio', 'rich', "
             "'pydantic', 'starlette', 'uvicorn', 'httpx', 'numpy', 'torch', "
-            "'sentence_transformers', 'bm25s'})\n"
+            "'sentence_transformers', 'bm25s', 'onnxruntime', 'tokenizers'})\n"
             "print('HEAVY', heavy)\n")
     proc = subprocess.run([PY, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
@@ -211,3 +216,31 @@ def test_help() -> None:
 ])
 def test_is_recall_prompt(prompt: str, expected: bool) -> None:
     assert is_recall_prompt(prompt) is expected
+
+
+def test_hook_stays_lexical_where_the_semantic_extra_is_installed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ihmt.semantic import missing_packages
+
+    if missing_packages():
+        pytest.skip("ihmt[semantic] not installed")
+    monkeypatch.setenv("IHMT_SEMANTIC", "auto")
+    path = tmp_path / "ihmt_memory"
+    with Memory.open(path, create=True) as m:
+        m.save("We decided to use Postgres for billing because we need transactions.")
+        m.save("The staging server runs on port 8443 behind nginx.")
+        assert m.semantic.active
+    code = ("import io, sys, json\n"
+            "from ihmt.faces.cli import main\n"
+            f"sys.stdin = io.StringIO(json.dumps({prompt_payload('which relational engine keeps our invoices consistent?')!r}))\n"
+            f"main(['--path', {str(path)!r}, 'hook', 'prompt-submit'])\n"
+            "print('ENCODER', 'onnxruntime' in sys.modules)\n")
+
+    def encoder_loaded(**env: str) -> bool:
+        proc = subprocess.run([PY, "-c", code], capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "IHMT_SEMANTIC": "auto", **env})
+        assert proc.returncode == 0, proc.stderr
+        return "ENCODER True" in proc.stdout
+
+    assert not encoder_loaded()
+    assert encoder_loaded(IHMT_HOOK_SEMANTIC="on")  # the check can see the encoder

@@ -12,6 +12,11 @@ event's JSON payload on stdin and adds what it prints to the model's context. So
   agent is never blocked; what went wrong goes to ``state/hook.log`` in the memory folder.
 
 ``IHMT_HOOKS=off`` silences both hooks without uninstalling them.
+
+The hooks search lexically even where the semantic extra is installed: loading the encoder
+and embedding the prompt made a call take 0.8-1.5 s at 500 memories (lexical: about 0.3 s),
+too slow for every prompt, and the confidence gate was measured on the lexical search.
+``IHMT_HOOK_SEMANTIC=on`` lets the hooks use semantic search anyway.
 """
 
 from __future__ import annotations
@@ -88,7 +93,15 @@ def main_hook(argv: list[str], path: str | None, stdin: TextIO | None = None,
     return 0
 
 
+def _lexical_only() -> None:
+    """Keep the hook off the semantic encoder unless IHMT_HOOK_SEMANTIC asks for it."""
+    if os.environ.get("IHMT_HOOK_SEMANTIC", "").strip().lower() not in ("on", "1", "yes",
+                                                                       "true", "auto"):
+        os.environ["IHMT_SEMANTIC"] = "off"
+
+
 def _run(event: str, payload: dict[str, Any], store: Path) -> tuple[str, dict[str, Any]]:
+    _lexical_only()
     from ..memory import Memory  # imported here so that --help and IHMT_HOOKS=off stay light
     from ..recall import describe
 

@@ -244,3 +244,16 @@ def test_hook_stays_lexical_where_the_semantic_extra_is_installed(
 
     assert not encoder_loaded()
     assert encoder_loaded(IHMT_HOOK_SEMANTIC="on")  # the check can see the encoder
+
+
+def test_codex_payloads(store: Path) -> None:
+    # Codex sends the same events with its own extra fields (model, turn_id).
+    base = {"session_id": "019a-thread", "transcript_path": None, "cwd": "/home/dev/billing",
+            "model": "gpt-5-codex"}
+    proc = run_hook(store, "prompt-submit", {**base, "hook_event_name": "UserPromptSubmit",
+                                             "turn_id": "t1",
+                                             "prompt": "what port does staging run on?"})
+    assert "8443" in context_of(proc, "UserPromptSubmit")
+    proc = run_hook(store, "session-start", {**base, "hook_event_name": "SessionStart",
+                                             "source": "startup"})
+    assert "Postgres" in context_of(proc, "SessionStart")

@@ -257,3 +257,34 @@ def test_codex_payloads(store: Path) -> None:
     proc = run_hook(store, "session-start", {**base, "hook_event_name": "SessionStart",
                                              "source": "startup"})
     assert "Postgres" in context_of(proc, "SessionStart")
+
+
+# ---------------------------------------------------------------------- the library part
+def test_injection_keeps_to_its_budget_with_a_long_memory(mem: Memory) -> None:
+    long_text = ("The deploy runbook for the zephyr cluster: " + "drain the nodes, " * 400
+                 + "then restart.")
+    mem.save(long_text, date="2026-04-01")
+    inj = mem.recall("what is the deploy runbook for the zephyr cluster?")
+    assert inj.injected and inj.status == "FOUND"
+    assert count_tokens(inj.text) <= 300 and "[2026-04-01]" in inj.text
+    assert f"id {inj.ids[0]}" in inj.text
+
+
+def test_gate_is_applied(mem: Memory) -> None:
+    mem.save("The zephyr cluster runs in eu-west-3.", date="2026-04-01")
+    q = "where does the zephyr cluster run?"
+    assert mem.recall(q).injected
+    res = mem.search(q)
+    assert not mem.recall(q, gate=res.confidence + 0.01).injected
+
+
+def test_digest_puts_the_current_project_first(mem: Memory) -> None:
+    mem.save("We always squash commits before merging.", date="2026-01-01")
+    mem.save("For the billing project we decided to keep invoices for ten years.",
+             date="2025-06-01")
+    mem.save("The office coffee machine is on the second floor.", date="2026-02-01")
+    text = mem.digest(cwd="/home/dev/billing")
+    lines = text.splitlines()[1:]
+    assert "billing" in lines[0] and "squash" in lines[1]
+    assert "coffee" not in text  # not a decision, convention or preference
+    assert mem.digest(cwd="/home/dev/other").splitlines()[1].count("squash") == 1  # newest first

@@ -75,7 +75,7 @@ _IMPERATIVE = re.compile(
     r"run|make|change|move|build|install|bump|format|lint|debug|optimi[sz]e|convert|generate|"
     r"set up|setup|migrate|clean|split|merge|rebase|revert|extract|inline|replace|document|"
     r"explain|review|check|profile|benchmark|test|deploy|publish|release|upgrade|downgrade|"
-    r"port|rewrite|simplify|speed up|wire|hook up|mock|stub|type|annotate|sort|drop|add)\b",
+    r"port|rewrite|simplify|speed up|wire|hook up|mock|stub|type|annotate|sort|drop)\b",
     re.IGNORECASE)
 
 

@@ -2,7 +2,9 @@
 
 ``ihmt install claude-code|codex|opencode`` writes the agent's own configuration so that
 it launches ``<this python> -m ihmt.faces.mcp`` with ``IHMT_HOME`` pointing at the memory
-folder, and appends the usage instructions to the agent's instructions file. For agents
+folder, and appends the usage instructions to the agent's instructions file. For Claude
+Code and Codex it also registers the session-start and prompt-submit hooks
+(:mod:`ihmt.faces.install_hooks`; ``--no-hooks`` to skip). For agents
 we do not write to (Cursor, Windsurf, Gemini CLI, Claude Desktop, VS Code / Copilot),
 :func:`print_config` returns the snippet to paste.
 
@@ -90,7 +92,7 @@ class Change:
     ``InstallResult.dry_run`` it is what would happen.
     """
 
-    what: str  # "memory folder" | "mcp entry" | "instructions"
+    what: str  # "memory folder" | "mcp entry" | "instructions" | "hooks"
     action: str
     path: str | None = None
     diff: str = ""

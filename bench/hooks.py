@@ -219,7 +219,7 @@ def silence(n: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="ihmt-hooks-silence-") as tmp:
         progress(f"silence: building a {n}-memory store")
         mem, _ = _build_synthetic(Path(tmp) / "ihmt_memory", n)
-        with_filter = [p for p in prompts if mem.recall(p).injected]
+        with_filter = [p for p in prompts if mem.recall_for_prompt(p).injected]
         gate_only = [p for p in prompts if prompt_recall(mem, p, gate=GATE,
                                                          check_prompt=False).injected]
         mem.close()

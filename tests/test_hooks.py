@@ -264,7 +264,7 @@ def test_injection_keeps_to_its_budget_with_a_long_memory(mem: Memory) -> None:
     long_text = ("The deploy runbook for the zephyr cluster: " + "drain the nodes, " * 400
                  + "then restart.")
     mem.save(long_text, date="2026-04-01")
-    inj = mem.recall("what is the deploy runbook for the zephyr cluster?")
+    inj = mem.recall_for_prompt("what is the deploy runbook for the zephyr cluster?")
     assert inj.injected and inj.status == "FOUND"
     assert count_tokens(inj.text) <= 300 and "[2026-04-01]" in inj.text
     assert f"id {inj.ids[0]}" in inj.text
@@ -273,9 +273,9 @@ def test_injection_keeps_to_its_budget_with_a_long_memory(mem: Memory) -> None:
 def test_gate_is_applied(mem: Memory) -> None:
     mem.save("The zephyr cluster runs in eu-west-3.", date="2026-04-01")
     q = "where does the zephyr cluster run?"
-    assert mem.recall(q).injected
+    assert mem.recall_for_prompt(q).injected
     res = mem.search(q)
-    assert not mem.recall(q, gate=res.confidence + 0.01).injected
+    assert not mem.recall_for_prompt(q, gate=res.confidence + 0.01).injected
 
 
 def test_digest_puts_the_current_project_first(mem: Memory) -> None:
@@ -283,8 +283,8 @@ def test_digest_puts_the_current_project_first(mem: Memory) -> None:
     mem.save("For the billing project we decided to keep invoices for ten years.",
              date="2025-06-01")
     mem.save("The office coffee machine is on the second floor.", date="2026-02-01")
-    text = mem.digest(cwd="/home/dev/billing")
+    text = mem.session_digest(cwd="/home/dev/billing")
     lines = text.splitlines()[1:]
     assert "billing" in lines[0] and "squash" in lines[1]
     assert "coffee" not in text  # not a decision, convention or preference
-    assert mem.digest(cwd="/home/dev/other").splitlines()[1].count("squash") == 1  # newest first
+    assert mem.session_digest(cwd="/home/dev/other").splitlines()[1].count("squash") == 1  # newest first

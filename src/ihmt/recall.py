@@ -1,6 +1,7 @@
 """Memory that comes to the agent unasked: what the agent hooks inject, and when they stay quiet.
 
-Two entry points, both called through :class:`ihmt.Memory` (``recall`` and ``digest``):
+Two entry points, both called through :class:`ihmt.Memory` (``recall_for_prompt`` and
+``session_digest``):
 
 * :func:`prompt_recall` - for the text a user just submitted. It searches only when the
   prompt reads as a question or request about something remembered (:func:`is_recall_prompt`),

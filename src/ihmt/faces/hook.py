@@ -112,13 +112,13 @@ def _run(event: str, payload: dict[str, Any], store: Path) -> tuple[str, dict[st
     mem = Memory.open(store)
     try:
         if event == "session-start":
-            text = mem.digest(cwd=cwd)
+            text = mem.session_digest(cwd=cwd)
             return text, {"injected": bool(text), "reason": "digest" if text
                           else "nothing on record qualifies", "text": text}
         prompt = payload.get("prompt")
         if not isinstance(prompt, str) or not prompt.strip():
             return "", {"injected": False, "reason": "the payload has no prompt"}
-        inj = mem.recall(prompt)
+        inj = mem.recall_for_prompt(prompt)
         return inj.text, describe(inj)
     finally:
         mem.store.clear_cache()

@@ -149,6 +149,7 @@ def test_garbage_payload_is_silent_and_logged(store: Path) -> None:
     proc = run_hook(store, "prompt-submit", "{not json")
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
     assert "JSONDecodeError" in log_text(store)
+    assert (store / "state" / "hook.log").stat().st_mode & 0o077 == 0  # private, as the store
 
 
 def test_missing_store_is_silent(tmp_path: Path) -> None:

@@ -177,10 +177,19 @@ def _quiet_logging(store: Path) -> None:
             os.replace(target, state / (LOG_NAME + ".1"))
     except OSError:
         pass
-    handler = logging.FileHandler(target, encoding="utf-8", delay=True)
+    handler = _PrivateFileHandler(target, encoding="utf-8", delay=True)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root.addHandler(handler)
     root.setLevel(logging.WARNING)
+
+
+class _PrivateFileHandler(logging.FileHandler):
+    """A log file only its owner can read, like every other file of the store (errors may
+    quote what a memory or a prompt said)."""
+
+    def _open(self):  # type: ignore[no-untyped-def]
+        fd = os.open(self.baseFilename, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        return open(fd, self.mode, encoding=self.encoding, errors=self.errors)
 
 
 class _time_limit:

@@ -261,7 +261,9 @@ def test_project_scope_writes_into_the_project(home: Path) -> None:
     uninstall("codex", "project", home=home, project=project, use_cli=False)
     uninstall("opencode", "project", home=home, project=project, use_cli=False)
     uninstall("claude-code", "project", home=home, project=project, use_cli=False)
-    assert sorted(p.name for p in project.iterdir()) == [".codex"]  # an empty folder
+    # Empty folders: .codex held config.toml and hooks.json, .claude the hooks' settings.json
+    assert sorted(p.name for p in project.iterdir()) == [".claude", ".codex"]
+    assert not any((project / ".claude").iterdir()) and not any((project / ".codex").iterdir())
 
 
 # ---------------------------------------------------------------------- claude CLI

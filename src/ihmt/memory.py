@@ -39,6 +39,10 @@ from .ingest.prepare import (
     screen_secrets,
 )
 from .model import Fact, IngestItem, Leaf, SaveReport, SearchResult
+from .recall import GATE as RECALL_GATE
+from .recall import Injection
+from .recall import prompt_recall as _prompt_recall
+from .recall import session_digest as _session_digest
 from .search.query import Searcher
 from .semantic.index import SemanticIndex
 from .store.store import Store, copy_root, resolve_store_path, utcnow
@@ -433,6 +437,20 @@ class Memory:
             rounds -= 1
             res = self.search(query, top_k, clue=" ".join(clues))
         return res
+
+    def recall_for_prompt(self, prompt: str, *, gate: float | None = None,
+                          max_tokens: int = 300) -> Injection:
+        """What a prompt-submit hook injects for ``prompt``: a FOUND answer at or above the
+        confidence ``gate`` (default :data:`ihmt.recall.GATE`), or nothing. See
+        :mod:`ihmt.recall`."""
+        return _prompt_recall(self, prompt, gate=RECALL_GATE if gate is None else gate,
+                              max_tokens=max_tokens)
+
+    def session_digest(self, *, cwd: str | None = None, max_tokens: int = 300) -> str:
+        """The session-start digest: decisions, conventions and preferences on record,
+        the project of ``cwd`` first; "" for an empty store or when none qualifies."""
+        n = int(self._ensure_root().get("n_leaves", 0))
+        return _session_digest(self, cwd=cwd, n_leaves=n, max_tokens=max_tokens)
 
     def get(self, leaf_id: str) -> Leaf:
         return self.store.read_leaf(leaf_id)

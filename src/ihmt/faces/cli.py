@@ -419,6 +419,10 @@ def split_globals(argv: Sequence[str]) -> tuple[list[str], str | None, bool]:
 def _passthrough(name: str, rest: list[str], path: str | None, as_json: bool) -> int | None:
     """Commands whose faces parse their own arguments (install, doctor, mcp, gui, project)."""
     flags = (["--json"] if as_json else [])
+    if name == "hook":
+        from .hook import main_hook  # light: no MCP SDK, no rich
+
+        return main_hook(rest, path)
     if name in ("install", "uninstall", "print-config", "doctor"):
         from . import install as inst
 
@@ -458,6 +462,8 @@ PASSTHROUGH = {
     "uninstall": "remove it from an agent (the memory is kept)",
     "print-config": "print the config snippet for other agents (cursor, windsurf, ...)",
     "doctor": "check the store, the server and the registrations",
+    "hook": "run as an agent hook (session-start, prompt-submit): memory worth adding, or "
+            "nothing",
     "mcp": "run the stdio MCP server (store: $IHMT_HOME/ihmt_memory)",
     "gui": "open the local web interface",
     "project": "code-aware project tools: map, find, sync",

@@ -2,7 +2,9 @@
 
 ``ihmt install claude-code|codex|opencode`` writes the agent's own configuration so that
 it launches ``<this python> -m ihmt.faces.mcp`` with ``IHMT_HOME`` pointing at the memory
-folder, and appends the usage instructions to the agent's instructions file. For agents
+folder, and appends the usage instructions to the agent's instructions file. For Claude
+Code and Codex it also registers the session-start and prompt-submit hooks
+(:mod:`ihmt.faces.install_hooks`; ``--no-hooks`` to skip). For agents
 we do not write to (Cursor, Windsurf, Gemini CLI, Claude Desktop, VS Code / Copilot),
 :func:`print_config` returns the snippet to paste.
 
@@ -90,7 +92,7 @@ class Change:
     ``InstallResult.dry_run`` it is what would happen.
     """
 
-    what: str  # "memory folder" | "mcp entry" | "instructions"
+    what: str  # "memory folder" | "mcp entry" | "instructions" | "hooks"
     action: str
     path: str | None = None
     diff: str = ""
@@ -176,8 +178,13 @@ class Snippet:
 # ---------------------------------------------------------------------- public API
 def install(agent: str, scope: str = "user", *, memory_home: str | os.PathLike[str] | None = None,
             home: Path | None = None, project: Path | None = None, dry_run: bool = False,
-            use_cli: bool | None = None, python: str | None = None) -> InstallResult:
+            use_cli: bool | None = None, python: str | None = None,
+            hooks: bool = True) -> InstallResult:
     """Register the server with ``agent`` and add the usage instructions.
+
+    ``hooks`` (Claude Code, Codex): also register the session-start and prompt-submit
+    hooks (:mod:`ihmt.faces.install_hooks`); ``False`` removes hooks an earlier install
+    registered.
 
     ``memory_home`` is the folder holding ``ihmt_memory/`` (``--home``); without it the
     folder already registered with any agent is reused, else ``~/.ihmt``. ``use_cli``
@@ -211,6 +218,7 @@ def install(agent: str, scope: str = "user", *, memory_home: str | os.PathLike[s
     iedit = _Edit(instr, _read_text(instr), None)
     iedit.new = _with_block(iedit.old, instructions_block())
     edits.append((iedit.change("instructions"), iedit))
+    edits += _plan_hooks(agent, scope, home, project, python, str(mem_home), install=hooks)
     result.changes = [c for c, _ in edits]
 
     if not dry_run:
@@ -244,6 +252,7 @@ def uninstall(agent: str, scope: str = "user", *, home: Path | None = None,
     iedit = _Edit(instr, _read_text(instr), None)
     iedit.new = _without_block(iedit.old)
     edits.append((iedit.change("instructions"), iedit))
+    edits += _plan_hooks(agent, scope, home, project, "", "", install=False)
     result.changes = [c for c, _ in edits]
     if not dry_run:
         _apply(edits, None, project if scope == "project" else None)
@@ -275,6 +284,24 @@ def print_config(agent: str, *, memory_home: str | os.PathLike[str] | None = Non
         return Snippet(agent, where, "toml", _toml_block(entry))
     text = json.dumps({_CONTAINER[agent]: {SERVER_NAME: entry}}, indent=2, ensure_ascii=False)
     return Snippet(agent, where, "json", text + "\n")
+
+
+def print_hooks(agent: str, *, memory_home: str | os.PathLike[str] | None = None,
+                home: Path | None = None, python: str | None = None) -> Snippet:
+    """The hooks snippet (issue 20) for an agent whose hooks use Claude Code's layout."""
+    from . import install_hooks as ih
+
+    agent = _check_agent(agent, writable=False)
+    where = {"claude-code": "~/.claude/settings.json or <project>/.claude/settings.json",
+             "codex": "~/.codex/hooks.json or <project>/.codex/hooks.json"}.get(agent)
+    if where is None:
+        raise InstallError(f"IHMT knows no command hooks for {agent}: there, the agent "
+                           "calls search_memory itself (see README, 'the hooks')")
+    if memory_home is None:
+        mem_home, _ = find_memory_home(agent, "user", home=_home(home), project=Path.cwd())
+    else:
+        mem_home = Path(memory_home).expanduser().absolute()
+    return Snippet(agent, where, "json", ih.snippet(python or _python(), str(mem_home)))
 
 
 def registered(home: Path | None = None, project: Path | None = None) -> list[Registration]:
@@ -334,8 +361,21 @@ def doctor(memory_path: str | os.PathLike[str] | None = None, *, home: Path | No
          and resolve_store_path(r.memory_home or "") == spath}
         for r in regs
     ]
+    report["hooks"] = _doctor_hooks(memory_path, home, check_server)
     report["ok"] = bool(store.get("ok")) and (not check_server or report["server"]["ok"])
     return report
+
+
+def _doctor_hooks(memory_path: str | os.PathLike[str], home: Path,
+                  dry_call: bool) -> dict[str, Any]:
+    """Which agents have IHMT's hooks, and one dry prompt-submit call with its latency."""
+    from . import install_hooks as ih
+
+    found = ih.installed(home, Path.cwd())
+    out: dict[str, Any] = {"installed": found}
+    if dry_call:
+        out["call"] = ih.dry_call(memory_path)
+    return out
 
 
 def check_server_starts(memory_path: str | os.PathLike[str], *, timeout: float = 30.0,
@@ -599,6 +639,24 @@ def _without_entry(agent: str, path: Path, old: str | None) -> str | None:
         if not servers:
             del data[container]
     return _json_dumps(data, old) if data else None
+
+
+def _plan_hooks(agent: str, scope: str, home: Path, project: Path, python: str,
+                memory_home: str, *, install: bool) -> list[tuple[Change, _Edit | None]]:
+    """The hooks file edit (issue 20): add IHMT's hooks, or with ``install=False`` remove
+    them. Agents without command hooks (opencode) get no edit."""
+    from . import install_hooks as ih
+
+    if agent not in ih.HOOK_AGENTS:
+        return []
+    path = ih.hooks_path(agent, scope, home, project)
+    old = _read_text(path)
+    if not install and old is None:
+        return []
+    new = (ih.with_hooks(old, path, python, memory_home) if install
+           else ih.without_hooks(old, path))
+    edit = _Edit(path, old, new)
+    return [(edit.change("hooks"), edit)]
 
 
 def _claude_cli_install(scope: str, cfg_path: Path, entry: dict[str, Any],
@@ -995,6 +1053,8 @@ def _parser(prog: str, *, agent_help: str, install: bool) -> argparse.ArgumentPa
     if install:
         p.add_argument("--home", help="memory folder (default: the one already registered, "
                                       "else ~/.ihmt)")
+        p.add_argument("--no-hooks", action="store_true", help="do not register the "
+                       "session-start and prompt-submit hooks (removes earlier ones)")
     p.add_argument("--project", help="project folder for --scope project (default: here)")
     p.add_argument("--dry-run", action="store_true", help="show what would change, write nothing")
     p.add_argument("--no-cli", action="store_true", help="edit config files even if the "
@@ -1034,7 +1094,7 @@ def main_install(argv: list[str] | None = None) -> int:
     """``ihmt install AGENT [--scope user|project] [--home DIR] [--dry-run] ...``"""
     args = _parser("ihmt install", agent_help=", ".join(WRITABLE_AGENTS),
                    install=True).parse_args(argv)
-    return _run_and_print(install, args, memory_home=args.home)
+    return _run_and_print(install, args, memory_home=args.home, hooks=not args.no_hooks)
 
 
 def main_uninstall(argv: list[str] | None = None) -> int:
@@ -1049,9 +1109,12 @@ def main_print_config(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="ihmt print-config")
     p.add_argument("agent", help=", ".join(ALL_AGENTS))
     p.add_argument("--home", help="memory folder (default: the one already registered)")
+    p.add_argument("--hooks", action="store_true", help="print the session-start and "
+                   "prompt-submit hooks instead of the server entry")
     args = p.parse_args(argv)
     try:
-        snippet = print_config(args.agent, memory_home=args.home)
+        snippet = (print_hooks(args.agent, memory_home=args.home) if args.hooks
+                   else print_config(args.agent, memory_home=args.home))
     except IHMTError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -1095,6 +1158,24 @@ def main_doctor(argv: list[str] | None = None) -> int:
     return 0 if report["ok"] else 1
 
 
+def _hook_lines(hooks: dict[str, Any]) -> list[str]:
+    out = []
+    for h in hooks.get("installed", []):
+        state = h["problem"] or ", ".join(h["events"])
+        out.append(f"hooks   {h['agent']} ({h['scope']}): {state} [{h['config']}]")
+    if not hooks.get("installed"):
+        out.append("hooks   none installed ('ihmt install claude-code' adds them)")
+    call = hooks.get("call")
+    if call:
+        if call["error"]:
+            out.append(f"hooks   dry call FAILED: {call['error']}")
+        else:
+            r = call["result"] or {}
+            said = "would inject" if r.get("injected") else f"silent ({r.get('reason')})"
+            out.append(f"hooks   dry call answers in {call['seconds']} s: {said}")
+    return out
+
+
 def doctor_lines(report: dict[str, Any]) -> list[str]:
     """A short human reading of :func:`doctor`'s report."""
     store = report["store"]
@@ -1123,6 +1204,7 @@ def doctor_lines(report: dict[str, Any]) -> list[str]:
             out.append(f"server  starts in {server['seconds']} s, {len(server['tools'])} tools"
                        + (f"; missing: {', '.join(server['missing'])}" if server["missing"]
                           else ""))
+    out += _hook_lines(report.get("hooks") or {})
     agents = report.get("agents", [])
     if not agents:
         out.append("agents  none has ihmt-memory registered: run 'ihmt install <agent>'")

@@ -98,11 +98,14 @@ def agent_errors(fn: F) -> F:
 
 
 def tool(server: MCPServer, *, read_only: bool, idempotent: bool, destructive: bool = False,
-         title: str | None = None) -> Callable[[F], F]:
+         title: str | None = None, structured: bool = False) -> Callable[[F], F]:
     """Register a function as a tool: its docstring is what the agent reads.
 
     Every IHMT tool works on local files only (``openWorldHint=False``) and returns plain
-    text, which is what agents show and reason over best (no structured output).
+    text, which is what agents show and reason over best. With ``structured`` the tool
+    also publishes an output schema (its return annotation,
+    ``Annotated[CallToolResult, Model]``) and returns structured content beside that text,
+    for clients that read it.
     """
 
     def decorator(fn: F) -> F:
@@ -118,7 +121,7 @@ def tool(server: MCPServer, *, read_only: bool, idempotent: bool, destructive: b
                 destructiveHint=destructive,
                 openWorldHint=False,
             ),
-            structured_output=False,
+            structured_output=True if structured else False,
         )
         return fn
 

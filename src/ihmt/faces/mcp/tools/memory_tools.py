@@ -10,19 +10,45 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
-from pydantic import Field
+from mcp.types import CallToolResult, TextContent
+from pydantic import BaseModel, Field
 
 from ....errors import IHMTError, InputError
 from ....memory import Memory, SaveReport
-from ....render import compact_answer
+from ....model import SearchResult
+from ....render import compact_answer, safe
 from ....text import clip
 from ._common import ServerState, tool
+
+STRUCTURED_HITS = 6  # hits in search_memory's structured content
+TEXT_CHARS = 2000  # the best hit's text in the structured content, clipped
+
+
+class SearchHitOut(BaseModel):
+    """One memory in search_memory's structured content."""
+
+    id: str = Field(description="The memory's id (for mark_outdated and citing).")
+    date: str | None = Field(description="The content's date (YYYY-MM-DD), null if undated.")
+    domain: str
+    text: str = Field(description="The full text for the best hit, an excerpt for others.")
+    outdated: bool = Field(description="Corrected by a later memory (kept as history).")
+    notices: list[str] = Field(description="OUTDATED notices: what changed and when.")
+
+
+class SearchOut(BaseModel):
+    """search_memory's structured content, beside the compact text."""
+
+    status: Literal["FOUND", "AMBIGUOUS", "NOT_FOUND"]
+    confidence: float
+    message: str
+    hits: list[SearchHitOut]
 
 
 def register(server: MCPServer, state: ServerState) -> None:
     """Add the memory tools to ``server``; they share the process's one memory."""
 
-    @tool(server, read_only=True, idempotent=True, title="Search long-term memory")
+    @tool(server, read_only=True, idempotent=True, title="Search long-term memory",
+          structured=True)
     def search_memory(
         query: Annotated[str, Field(description=(
             "A few distinctive words: names, tools, places, error messages "
@@ -33,7 +59,7 @@ def register(server: MCPServer, state: ServerState) -> None:
         detail: Annotated[Literal["compact", "full"], Field(description=(
             "'compact' (default) or 'full': full adds ids and tree paths, needed to call "
             "mark_outdated."))] = "compact",
-    ) -> str:
+    ) -> Annotated[CallToolResult, SearchOut]:
         """Search the user's long-term memory (what earlier sessions and other agents saved).
 
         Call it before answering anything that may depend on an earlier session: the
@@ -51,7 +77,9 @@ def register(server: MCPServer, state: ServerState) -> None:
         """
         mem = state.memory()
         result = mem.search(query, clue=clue or None)
-        return compact_answer(result, mem.config.output_max_tokens, full=detail == "full")
+        text = compact_answer(result, mem.config.output_max_tokens, full=detail == "full")
+        return CallToolResult(content=[TextContent(type="text", text=text)],
+                              structured_content=structured_search(result))
 
     # Not idempotent: a save is dated, so the same text saved on another day is a new
     # memory (the same text on the same day is recognised as a duplicate).
@@ -120,6 +148,21 @@ def register(server: MCPServer, state: ServerState) -> None:
 
 
 # ---------------------------------------------------------------------- formatters
+def structured_search(result: SearchResult) -> dict[str, Any]:
+    """The structured content of a search: status, confidence, and per hit its id, date,
+    text (the best hit's, clipped) or excerpt, outdated flag and notices."""
+    hits = []
+    for i, h in enumerate(result.hits[:STRUCTURED_HITS]):
+        body = h.text if i == 0 and result.status == "FOUND" else (h.excerpt or h.title)
+        if len(body) > TEXT_CHARS:
+            body = body[:TEXT_CHARS].rstrip() + " […]"
+        hits.append({"id": h.id, "date": h.date[:10] if h.date else None, "domain": h.domain,
+                     "text": safe(body), "outdated": h.outdated,
+                     "notices": [safe(n) for n in h.notices]})
+    return {"status": result.status, "confidence": result.confidence,
+            "message": result.message, "hits": hits}
+
+
 def format_save(report: SaveReport, replaces: str, mem: Memory) -> str:
     """Between one and four short lines: filing, notices to relay, warnings, corrections."""
     kind = (report.data_type or "generic").lower()

@@ -69,6 +69,7 @@ from .rank import (  # noqa: F401 - re-exported for the faces and the benchmark
     _norm_subpath,
     _under,
     render_answer,
+    spelled_words,
     symbol_fields,
 )
 
@@ -493,6 +494,7 @@ class ProjectIndex:
             r.score = r.score / top_r + BM25_SHARE * bm.get(r.sym["leaf"], 0.0) / top_b
         raw_words = {w.lower() for w in words(query)} | {w.lower() for w in words(clue or "")}
         stems = _file_stems(man)
+        spelled = spelled_words(plain) | spelled_words(clue or "")
         clue_words = {w.lower() for w in words(clue or "")}
         in_clue = {(r.rel, r.sym["leaf"]) for r in ranker.rank(clue)} if clue else set()
         hits: list[CodeHit] = []
@@ -504,7 +506,7 @@ class ProjectIndex:
                 continue
             test = is_test_path(rel)
             score = r.score * _boost(rel, sym, named_files, raw_words, stems,
-                                     set(q_terms) | set(c_terms), stem)
+                                     set(q_terms) | set(c_terms), stem, spelled)
             if clue:
                 # The clue may name a folder or file ('b', 'billing') rather than a word.
                 path_words = {p.lower() for p in PurePosixPath(rel).with_suffix("").parts}

@@ -58,7 +58,8 @@ EQUIVALENTS: tuple[str, ...] = (
     "join concat concatenate combine", "split divide chop", "print echo",
     "check validate verify", "detect guess infer", "convert transform",
     "cut crop truncate clip", "sum total", "avg mean average", "db database",
-    "win windows", "bg background", "fg foreground", "kwargs keyword",
+    "win windows", "bg background", "fg foreground", "kwargs keyword", "start begin",
+    "end finish", "last final", "first initial",
 )
 EQUIV_WEIGHT = 0.7
 PART_WEIGHT = 0.6  # a part of an identifier the query spells (``refund`` of refund_order)
@@ -296,9 +297,21 @@ def _file_stems(man: dict[str, Any]) -> dict[str, int]:
     return dict(out)
 
 
+def spelled_words(text: str) -> set[str]:
+    """Words of a query that spell an identifier (lower-cased): written like one
+    (``reserve_stock``, ``reserveStock``, ``Basket``), or every word of a short query.
+    'lower-case a name' describes behaviour: its 'name' does not name ``Option.name``."""
+    raw = words(text)
+    return {w.lower() for w in raw
+            if len(raw) <= 3 or "_" in w or "." in w or any(c.isupper() or c.isdigit()
+                                                             for c in w)}
+
+
 def _boost(rel: str, sym: dict[str, Any], named: list[str], raw_words: set[str],
-           stems: dict[str, int], q_terms: set[str], stemmer: str) -> float:
-    """Code-aware multipliers on the BM25 score (see the module docstring)."""
+           stems: dict[str, int], q_terms: set[str], stemmer: str,
+           spelled: set[str] | None = None) -> float:
+    """Code-aware multipliers on the score: the file the query names, the symbol it
+    spells (``spelled``: see :func:`spelled_words`; all raw words when not given)."""
     f = 1.0
     base = rel.rsplit("/", 1)[-1].lower()
     stem = base.split(".", 1)[0]
@@ -309,7 +322,7 @@ def _boost(rel: str, sym: dict[str, Any], named: list[str], raw_words: set[str],
     name: str = sym.get("name") or ""
     if name:
         parts = [p.lower() for p in name.split(".")]
-        if parts[-1] in raw_words:
+        if parts[-1] in (raw_words if spelled is None else spelled):
             f *= 1.5  # the query spells the symbol's name
         else:
             # 'atomic write' for atomic_write, 'reserve stock' for reserveStock

@@ -84,3 +84,31 @@ def test_answer_keeps_one_symbol_with_its_span(index: ProjectIndex) -> None:
     head = out.split("\n", 1)[0]
     assert head.startswith("pkg/helpers.py:1-") and head.endswith("format_eta (function)")
     assert "def format_eta(seconds):" in out and "class Report" not in out
+
+
+def test_without_vectors_the_ranking_is_lexical(index: ProjectIndex, monkeypatch) -> None:
+    index.use_vectors = False
+    monkeypatch.setattr(index, "_similarities", lambda text: pytest.fail("vectors used"))
+    assert _found(index, "estimated time remaining") == "format_eta"
+
+
+@pytest.mark.skipif(bool(__import__("ihmt.semantic", fromlist=["x"]).missing_packages()),
+                    reason="the semantic extra is not installed")
+def test_vectors_follow_edits_and_find_by_meaning(index: ProjectIndex) -> None:
+    index.use_vectors = True
+    # No shared word with the helper's code or docstring: only the vector can find it.
+    assert _found(index, "clean up the console colouring garbage") in ("_tidy", "unstyle")
+    vec = index._vectors
+    assert vec is not None and vec.path.exists()
+    n = len(vec.ids)
+    helpers = index.root / "pkg" / "helpers.py"
+    helpers.write_text(helpers.read_text(encoding="utf-8")
+                       + "\n\ndef celsius(f):\n    return (f - 32) * 5 / 9\n",
+                       encoding="utf-8")
+    index.sync()
+    index.use_vectors = False
+    lexical = index.locate("convert a temperature from fahrenheit")
+    assert lexical.status != "FOUND" or lexical.hits[0].name != "celsius"
+    index.use_vectors = True
+    assert _found(index, "convert a temperature from fahrenheit") == "celsius"
+    assert len(vec.ids) == n + 1  # only the new symbol was added

@@ -49,6 +49,7 @@ from ..store.leaves import checksum
 from ..store.store import Store, domain_of_id, empty_root, utcnow
 from ..text import count_tokens, term_counts, tokenize, words
 from ..tree.consolidate import leaf_entry, top_entry_of_branch
+from . import vectors
 from .listing import (  # noqa: F401 - re-exported: the listing's home used to be here
     SKIP_DIRS,
     TEST_DIRS,
@@ -154,6 +155,9 @@ class ProjectIndex:
         self._by_leaf: dict[str, tuple[str, dict[str, Any]]] = {}
         self.last_sync: SyncReport | None = None
         self._ranker: tuple[tuple[int, int] | None, SymbolRanker] | None = None
+        # With the semantic extra: a vector per symbol beside the lexical ranking.
+        self.use_vectors = vectors.available()
+        self._vectors: vectors.SymbolVectors | None = None
 
     def _open_store(self) -> Store:
         try:
@@ -451,6 +455,24 @@ class ProjectIndex:
             self._ranker = (self._manifest_sig, SymbolRanker(man, self.store.config.stemmer))
         return self._ranker[1]
 
+    def _similarities(self, text: str) -> dict[str, float]:
+        """Cosine of ``text`` with every symbol (vectors brought up to date first)."""
+        if self._vectors is None:
+            self._vectors = vectors.SymbolVectors(self.store.state_dir)
+        order = [s["leaf"] for f in self._manifest["files"].values() for s in f["symbols"]]
+
+        def text_of(leaf_id: str) -> str:
+            rel, sym = self._by_leaf[leaf_id]
+            try:
+                code = self.store.read_leaf(leaf_id).text
+            except (NotFoundError, DamagedFileError):
+                code = ""
+            return vectors.described(sym["name"], rel, code)
+
+        with self._mutex:
+            self._vectors.update(order, text_of)
+        return self._vectors.scores(text)
+
     def locate(self, query: str, scope: str = "main", subpath: str = "",
                clue: str | None = None, *, sync: bool = True) -> CodeAnswer:
         """Candidates for ``query`` ranked for code, with a FOUND/AMBIGUOUS/NOT_FOUND verdict."""
@@ -492,6 +514,9 @@ class ProjectIndex:
                 ranked.append(Ranked(rel, sym, 0.0, 0.0, set()))
         for r in ranked:
             r.score = r.score / top_r + BM25_SHARE * bm.get(r.sym["leaf"], 0.0) / top_b
+        if self.use_vectors:
+            ranked = vectors.blend(ranked, self._similarities(text), self._by_leaf,
+                                   lambda rel, sym: Ranked(rel, sym, 0.0, 0.0, set()))
         raw_words = {w.lower() for w in words(query)} | {w.lower() for w in words(clue or "")}
         stems = _file_stems(man)
         spelled = spelled_words(plain) | spelled_words(clue or "")

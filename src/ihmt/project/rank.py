@@ -135,13 +135,15 @@ def symbol_fields(text: str, name: str, stemmer: str, rel: str = "") -> dict[str
 
 
 def identifier_terms(name: str, stemmer: str) -> list[str]:
-    """Terms of an identifier, stemmed like the index: 'reserveStock' -> reserve, stock."""
+    """Terms of an identifier, stemmed like the index: 'reserveStock' -> reservestock,
+    reserve, stock (the whole, as the index keeps it, then its parts)."""
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|_", " ", name)
-    return tokenize(spaced, stemmer)
+    return list(dict.fromkeys([*tokenize(name, stemmer), *tokenize(spaced, stemmer)]))
 
 
 def _identifier_parts(name: str, stemmer: str) -> set[str]:
-    return set(identifier_terms(name, stemmer))
+    """The words of an identifier only: 'reserveStock' -> reserve, stock."""
+    return set(tokenize(re.sub(r"(?<=[a-z0-9])(?=[A-Z])|_", " ", name), stemmer))
 
 
 # ---------------------------------------------------------------------- the ranker

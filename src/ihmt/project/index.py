@@ -21,9 +21,12 @@ How it stays current cheaply (``sync``, run by every call):
   its symbols (name, kind, line span, tokens, leaf id), so the map of a project is
   answered without opening a leaf.
 
-Reads go through :meth:`ihmt.memory.Memory.search` (the exact BM25 descent) for candidates,
-then a code-aware re-ranking: the file a query names first, the symbol a query names,
-tests only when asked for, import blocks last.
+Reads rank every symbol by its described fields (:mod:`ihmt.project.rank`: name words,
+docstrings, calls, owner, code, generic equivalences), add a share of
+:meth:`ihmt.memory.Memory.search` (the exact BM25 descent over the leaves) and, with the
+semantic extra, of a vector per symbol (:mod:`ihmt.project.vectors`), then apply the
+code-aware boosts: the file a query names first, the symbol a query spells, tests only
+when asked for, import blocks last.
 """
 
 from __future__ import annotations

@@ -49,9 +49,8 @@ from ..memory import Memory, default_home
 from ..model import Chunk, Leaf
 from ..store import files
 from ..store.leaves import checksum
-from ..store.store import Store, domain_of_id, empty_root, utcnow
+from ..store.store import Store, utcnow
 from ..text import count_tokens, term_counts, tokenize, words
-from ..tree.consolidate import leaf_entry, top_entry_of_branch
 from . import vectors
 from .listing import (  # noqa: F401 - re-exported: the listing's home used to be here
     SKIP_DIRS,
@@ -76,12 +75,12 @@ from .rank import (  # noqa: F401 - re-exported for the faces and the benchmark
     spelled_words,
     symbol_fields,
 )
+from .tree import BRANCH_DOMAIN, build_tree  # noqa: F401 - BRANCH_DOMAIN re-exported
 
 log = logging.getLogger(__name__)
 
 MANIFEST_NAME = "project_manifest.json"
 MANIFEST_VERSION = 2  # 2: each symbol carries its described fields ('f')
-BRANCH_DOMAIN = "project"
 INDEX_CONFIG: dict[str, Any] = {"code_chunk_mode": "symbol", "branch_factor": 8}
 DEFAULT_MAX_FILE_BYTES = 1_000_000
 RACY_NS = 2_000_000_000  # files modified this close to a scan are hashed again next time
@@ -255,7 +254,8 @@ class ProjectIndex:
                         p.unlink(missing_ok=True)
                         rep.leaves_deleted += 1
             order = [s["leaf"] for rel in sorted(new_files) for s in new_files[rel]["symbols"]]
-            self._build_tree(order, fresh, rep, full=full)
+            build_tree(self.store, self.mem.consolidator, order, fresh, rep, full=full,
+                       leaf_terms=_leaf_terms)
             self._save_manifest({"version": MANIFEST_VERSION, "root": str(self.root),
                                  "files": new_files, "scanned_at_ns": scan_ns})
         rep.seconds = round(time.perf_counter() - t0, 4)
@@ -353,77 +353,6 @@ class ProjectIndex:
             rep.leaves_deleted += 1
         except (OSError, NotFoundError) as exc:
             log.warning("could not delete stale leaf %s: %s", leaf_id, exc)
-
-    # ------------------------------------------------------------------ tree
-    def _build_tree(self, order: list[str], fresh: dict[str, tuple[Leaf, Counter[str]]],
-                    rep: SyncReport, *, full: bool) -> None:
-        """Group the leaves (in path order) into branches up to a trunk of at most
-        ``branch_factor`` nodes, reusing every branch whose children did not change."""
-        store = self.store
-        bf = store.config.branch_factor
-        entries: dict[str, dict[str, Any]] = {}
-
-        def leaf_ent(leaf_id: str) -> dict[str, Any]:
-            e = entries.get(leaf_id)
-            if e is None:
-                got = fresh.get(leaf_id)
-                if got is None:
-                    leaf = store.read_leaf(leaf_id)
-                    rep.leaves_read += 1
-                    got = (leaf, _leaf_terms(leaf, store.config.stemmer))
-                e = entries[leaf_id] = leaf_entry(*got)
-            return e
-
-        def branch_ent(node_id: str, layer: int) -> dict[str, Any]:
-            br, _ = store.branch(node_id, layer)
-            return top_entry_of_branch(br.data)
-
-        if full:
-            store.clear_cache()
-        live: set[str] = set()
-        level: list[tuple[str, int]] = [(i, 0) for i in order]
-        layer = 0
-        while len(level) > bf:
-            nxt: list[tuple[str, int]] = []
-            for group in _cut(level, bf):
-                ids = [g[0] for g in group]
-                node_id = f"N{layer + 1}-{BRANCH_DOMAIN}-" + files.digest(
-                    BRANCH_DOMAIN, str(layer + 1), *ids)
-                if not full and store.branch_path(node_id, layer + 1).exists():
-                    rep.branches_kept += 1
-                else:
-                    members = [leaf_ent(i) if lay == 0 else branch_ent(i, lay)
-                               for i, lay in group]
-                    data = self.mem.consolidator.build_branch(members, BRANCH_DOMAIN, layer + 1)
-                    data["id"] = node_id
-                    store.write_branch(data)
-                    rep.branches_written += 1
-                live.add(node_id)
-                nxt.append((node_id, layer + 1))
-            level = nxt
-            layer += 1
-        top = [leaf_ent(i) if lay == 0 else branch_ent(i, lay) for i, lay in level]
-        try:
-            old = store.root()
-            epoch = old.get("epoch")
-            generation = int(old.get("generation", 0))
-        except DamagedFileError:
-            epoch, generation = None, 0
-        root = empty_root()
-        if epoch and not full:
-            root["epoch"] = epoch
-        root["generation"] = generation
-        root["top"] = top
-        root["n_leaves"] = len(order)
-        root["total_len"] = sum(int(e.get("total_len", e.get("len", 0))) for e in top)
-        root["n_branches"] = len(live)
-        doms: Counter[str] = Counter(domain_of_id(i) for i in order)
-        root["domains"] = {d: {"n_leaves": n} for d, n in sorted(doms.items())}
-        store.write_root(root)
-        for p in list(store.iter_branch_paths()):
-            if p.stem not in live:
-                p.unlink(missing_ok=True)
-                rep.branches_deleted += 1
 
     # ------------------------------------------------------------------ map
     def project_map(self, detail: str = "files", subpath: str = "") -> str:
@@ -620,20 +549,3 @@ def _leaf_terms(leaf: Leaf, stemmer: str) -> Counter[str]:
     for t in set(tokenize(" ".join(extra_words), stemmer)):
         tf[t] += 1
     return tf
-
-
-def _cut(level: list[tuple[str, int]], bf: int) -> list[list[tuple[str, int]]]:
-    """Split a row of nodes into groups that end where a node's id hash says so (about one
-    in ``bf``), at least 2 and at most ``2 * bf`` long: boundaries depend only on nearby
-    ids, so a change moves only the groups around it."""
-    groups: list[list[tuple[str, int]]] = []
-    cur: list[tuple[str, int]] = []
-    for node in level:
-        cur.append(node)
-        h = int(hashlib.blake2b(node[0].encode(), digest_size=4).hexdigest(), 16)
-        if len(cur) >= 2 and (h % bf == 0 or len(cur) >= 2 * bf):
-            groups.append(cur)
-            cur = []
-    if cur:
-        groups.append(cur)
-    return groups

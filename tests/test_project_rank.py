@@ -112,3 +112,22 @@ def test_vectors_follow_edits_and_find_by_meaning(index: ProjectIndex) -> None:
     index.use_vectors = True
     assert _found(index, "convert a temperature from fahrenheit") == "celsius"
     assert len(vec.ids) == n + 1  # only the new symbol was added
+
+
+def test_manifest_of_an_older_version_is_rebuilt_quietly(index: ProjectIndex, caplog) -> None:
+    import json
+    import logging
+
+    data = json.loads(index.manifest_path.read_text(encoding="utf-8"))
+    data["version"] = 1
+    for f in data["files"].values():
+        for s in f["symbols"]:
+            s.pop("f")  # version 1 had no described fields
+    index.manifest_path.write_text(json.dumps(data), encoding="utf-8")
+    fresh = ProjectIndex(index.root, index.path.parent)
+    with caplog.at_level(logging.INFO, logger="ihmt.project.index"):
+        assert _found(fresh, "estimated time remaining") == "format_eta"
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert any("re-indexing for version" in r.getMessage() for r in caplog.records)
+    man = json.loads(fresh.manifest_path.read_text(encoding="utf-8"))
+    assert all("f" in s for f in man["files"].values() for s in f["symbols"])

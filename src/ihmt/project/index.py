@@ -190,7 +190,13 @@ class ProjectIndex:
         if sig is not None:
             try:
                 data = files.read_json(self.manifest_path)
-                if not isinstance(data, dict) or data.get("version") != MANIFEST_VERSION \
+                old = data.get("version") if isinstance(data, dict) else None
+                if isinstance(old, int) and 0 < old < MANIFEST_VERSION:
+                    # Written by an older IHMT: not damage, just a format to rebuild.
+                    log.info("project manifest %s is version %d; re-indexing for version %d",
+                             self.manifest_path, old, MANIFEST_VERSION)
+                    data = {}
+                elif not isinstance(data, dict) or old != MANIFEST_VERSION \
                         or not isinstance(data.get("files"), dict):
                     raise ValueError("unexpected layout")
             except (OSError, ValueError) as exc:

@@ -88,7 +88,7 @@ SCOPES = ("main", "test", "all")
 CLOSER = 1.5  # how much better a symbol of the other scope must be to be mentioned
 BM25_POOL = 40
 BM25_SHARE = 0.3  # weight of plain BM25 beside the described fields (which weigh 1)
-MIN_COVER = 0.3  # share of the query's weight the best symbol must hold to be an answer
+MIN_COVER = 0.2  # share of the query's weight the best symbol must hold to be an answer
 
 
 def default_projects_dir() -> Path:

@@ -59,7 +59,9 @@ EQUIVALENTS: tuple[str, ...] = (
     "check validate verify", "detect guess infer", "convert transform",
     "cut crop truncate clip", "sum total", "avg mean average", "db database",
     "win windows", "bg background", "fg foreground", "kwargs keyword", "start begin",
-    "end finish", "last final", "first initial",
+    "end finish", "last final", "first initial", "end endswith", "start startswith",
+    "suffix trailing endswith", "prefix leading startswith", "digit isdigit",
+    "alphanumeric isalnum", "whitespace isspace", "instance isinstance",
 )
 EQUIV_WEIGHT = 0.7
 PART_WEIGHT = 0.6  # a part of an identifier the query spells (``refund`` of refund_order)

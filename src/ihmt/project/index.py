@@ -21,9 +21,12 @@ How it stays current cheaply (``sync``, run by every call):
   its symbols (name, kind, line span, tokens, leaf id), so the map of a project is
   answered without opening a leaf.
 
-Reads go through :meth:`ihmt.memory.Memory.search` (the exact BM25 descent) for candidates,
-then a code-aware re-ranking: the file a query names first, the symbol a query names,
-tests only when asked for, import blocks last.
+Reads rank every symbol by its described fields (:mod:`ihmt.project.rank`: name words,
+docstrings, calls, owner, code, generic equivalences), add a share of
+:meth:`ihmt.memory.Memory.search` (the exact BM25 descent over the leaves) and, with the
+semantic extra, of a vector per symbol (:mod:`ihmt.project.vectors`), then apply the
+code-aware boosts: the file a query names first, the symbol a query spells, tests only
+when asked for, import blocks last.
 """
 
 from __future__ import annotations
@@ -31,45 +34,61 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import re
-import subprocess
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..config import Config
 from ..errors import DamagedFileError, InputError, NotFoundError, StoreError
-from ..ingest.languages import EXTENSIONS, code_domain, language_for
+from ..ingest.languages import code_domain, language_for
 from ..ingest.split import split
 from ..memory import Memory, default_home
 from ..model import Chunk, Leaf
 from ..store import files
 from ..store.leaves import checksum
-from ..store.store import Store, domain_of_id, empty_root, utcnow
+from ..store.store import Store, utcnow
 from ..text import count_tokens, term_counts, tokenize, words
-from ..tree.consolidate import leaf_entry, top_entry_of_branch
+from . import vectors
+from .listing import (  # noqa: F401 - re-exported: the listing's home used to be here
+    SKIP_DIRS,
+    TEST_DIRS,
+    is_test_path,
+    list_source_files,
+    parse_gitignore,
+)
+from .rank import (  # noqa: F401 - re-exported for the faces and the benchmark
+    TIE_MARGIN,
+    CodeAnswer,
+    CodeHit,
+    Ranked,
+    SymbolRanker,
+    _boost,
+    _file_stems,
+    _named_files,
+    _names_file,
+    _norm_subpath,
+    _under,
+    render_answer,
+    spelled_words,
+    symbol_fields,
+)
+from .tree import BRANCH_DOMAIN, build_tree  # noqa: F401 - BRANCH_DOMAIN re-exported
 
 log = logging.getLogger(__name__)
 
 MANIFEST_NAME = "project_manifest.json"
-MANIFEST_VERSION = 1
-BRANCH_DOMAIN = "project"
+MANIFEST_VERSION = 2  # 2: each symbol carries its described fields ('f')
 INDEX_CONFIG: dict[str, Any] = {"code_chunk_mode": "symbol", "branch_factor": 8}
 DEFAULT_MAX_FILE_BYTES = 1_000_000
 RACY_NS = 2_000_000_000  # files modified this close to a scan are hashed again next time
-SKIP_DIRS = frozenset({
-    ".git", ".hg", ".svn", "node_modules", ".venv", "venv", "build", "dist", "__pycache__",
-    "target", ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".gradle", ".idea",
-    ".eggs", "ihmt_memory", "ihmt_projects",
-})
-TEST_DIRS = frozenset({"test", "tests", "spec", "specs", "__tests__", "testing"})
 SCOPES = ("main", "test", "all")
-TIE_MARGIN = 0.05  # relative score gap under which two symbols count as tied
-SEARCH_POOL = 40
+CLOSER = 1.5  # how much better a symbol of the other scope must be to be mentioned
+BM25_POOL = 40
+BM25_SHARE = 0.3  # weight of plain BM25 beside the described fields (which weigh 1)
+MIN_COVER = 0.2  # share of the query's weight the best symbol must hold to be an answer
 
 
 def default_projects_dir() -> Path:
@@ -87,182 +106,6 @@ def store_name(root: Path) -> str:
     except InputError:
         name = "project"
     return f"{name}-{h}"
-
-
-def is_test_path(rel: str) -> bool:
-    """True for test code: a test/tests/spec folder, or a test_/_test/Test/.spec./.test. name."""
-    p = PurePosixPath(rel)
-    if any(part.lower() in TEST_DIRS for part in p.parts[:-1]):
-        return True
-    name = p.name
-    stem = name.split(".", 1)[0]
-    if name == "conftest.py" or ".spec." in name or ".test." in name:
-        return True
-    if stem.startswith("test_") or stem.endswith("_test") or stem.endswith("_spec"):
-        return True
-    if stem.endswith(("Test", "Tests", "Spec", "IT")) and len(stem) > 4 and stem[0].isupper():
-        return True
-    return len(stem) > 4 and stem.startswith("Test") and stem[4].isupper()
-
-
-# ---------------------------------------------------------------------- listing
-@dataclass
-class _Rule:
-    base: str  # folder of the .gitignore, relative to the root ("" for the root)
-    regex: re.Pattern[str]
-    negate: bool
-    dir_only: bool
-    anchored: bool
-
-
-def _glob_to_regex(pat: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(pat):
-        c = pat[i]
-        if pat.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pat.startswith("/**", i) and i + 3 == len(pat):
-            out.append("(?:/.*)?")
-            i += 3
-        elif pat.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif c == "*":
-            out.append("[^/]*")
-            i += 1
-        elif c == "?":
-            out.append("[^/]")
-            i += 1
-        elif c == "[":
-            j = pat.find("]", i + 1)
-            if j < 0:
-                out.append(re.escape(c))
-                i += 1
-            else:
-                body = pat[i + 1:j].replace("\\", "\\\\")
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append(f"[{body}]")
-                i = j + 1
-        elif c == "\\" and i + 1 < len(pat):
-            out.append(re.escape(pat[i + 1]))
-            i += 2
-        else:
-            out.append(re.escape(c))
-            i += 1
-    return "".join(out)
-
-
-def parse_gitignore(text: str, base: str = "") -> list[_Rule]:
-    """The rules of one .gitignore (a practical subset: globs, ``**``, ``!``, trailing and
-    leading ``/``); enough for the folders projects really ignore."""
-    rules: list[_Rule] = []
-    for raw in text.splitlines():
-        line = raw.rstrip()
-        if not line or line.startswith("#"):
-            continue
-        negate = line.startswith("!")
-        if negate:
-            line = line[1:]
-        if line.startswith("\\"):
-            line = line[1:]
-        dir_only = line.endswith("/")
-        line = line.rstrip("/")
-        if not line:
-            continue
-        anchored = "/" in line
-        line = line.lstrip("/")
-        try:
-            rx = re.compile(_glob_to_regex(line) + r"\Z")
-        except re.error:
-            log.debug("ignoring unparsable .gitignore pattern %r", raw)
-            continue
-        rules.append(_Rule(base, rx, negate, dir_only, anchored))
-    return rules
-
-
-def _ignored(rules: list[_Rule], rel: str, is_dir: bool) -> bool:
-    verdict = False
-    for r in rules:
-        if r.base:
-            if not rel.startswith(r.base + "/"):
-                continue
-            sub = rel[len(r.base) + 1:]
-        else:
-            sub = rel
-        if r.dir_only and not is_dir:
-            continue
-        target = sub if r.anchored else sub.rsplit("/", 1)[-1]
-        if r.regex.match(target):
-            verdict = not r.negate
-    return verdict
-
-
-def _skip_part(part: str) -> bool:
-    return part in SKIP_DIRS or (part.startswith(".") and part not in (".", ".."))
-
-
-def _walk(root: Path) -> Iterator[str]:
-    """Every file below ``root`` that .gitignore and the skip list let through."""
-    rules: list[_Rule] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
-        rel_dir = "" if rel_dir == "." else rel_dir
-        if ".gitignore" in filenames:
-            try:
-                text = (Path(dirpath) / ".gitignore").read_text(encoding="utf-8", errors="replace")
-                rules.extend(parse_gitignore(text, rel_dir))
-            except OSError:
-                pass
-        keep = []
-        for d in sorted(dirnames):
-            rel = f"{rel_dir}/{d}" if rel_dir else d
-            if _skip_part(d) or _ignored(rules, rel, True):
-                continue
-            keep.append(d)
-        dirnames[:] = keep
-        for f in filenames:
-            rel = f"{rel_dir}/{f}" if rel_dir else f
-            if not _ignored(rules, rel, False):
-                yield rel
-
-
-def _git_files(root: Path) -> list[str] | None:
-    """Tracked plus untracked-but-not-ignored files, or None when git cannot say."""
-    if not (root / ".git").exists():
-        return None
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others",
-             "--exclude-standard"],
-            capture_output=True, timeout=60, check=True)
-    except (OSError, subprocess.SubprocessError) as exc:
-        log.info("git ls-files failed in %s (%s); walking the folder instead", root, exc)
-        return None
-    return [p for p in out.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
-
-
-def list_source_files(root: Path) -> list[str]:
-    """Relative POSIX paths of the project's source files, sorted (the index's order)."""
-    listed = _git_files(root)
-    candidates = listed if listed is not None else list(_walk(root))
-    out: set[str] = set()
-    for rel in candidates:
-        parts = rel.split("/")
-        if any(_skip_part(p) for p in parts[:-1]) or language_for(parts[-1]) is None:
-            continue
-        p = root / rel
-        try:
-            if p.is_symlink() and not files.inside(root, p):
-                continue
-            if not p.is_file():
-                continue
-        except OSError:
-            continue
-        out.add(rel)
-    return sorted(out)
 
 
 # ---------------------------------------------------------------------- results
@@ -289,38 +132,6 @@ class SyncReport:
         return asdict(self)
 
 
-@dataclass
-class CodeHit:
-    path: str
-    name: str
-    kind: str
-    start: int
-    end: int
-    score: float
-    leaf: str
-    tokens: int = 0
-    is_test: bool = False
-
-    @property
-    def where(self) -> str:
-        return f"{self.path}:{self.start}-{self.end}"
-
-    def line(self) -> str:
-        label = self.name or f"({self.kind})"
-        return f"{self.where} {label} ({self.kind})"
-
-
-@dataclass
-class CodeAnswer:
-    """A structured find_code answer; :func:`render_answer` turns it into agent text."""
-
-    query: str
-    status: str  # FOUND | AMBIGUOUS | NOT_FOUND
-    hits: list[CodeHit] = field(default_factory=list)
-    code: str = ""
-    message: str = ""
-
-
 # ---------------------------------------------------------------------- the index
 class ProjectIndex:
     """The per-project store plus its manifest. Safe across threads and processes."""
@@ -345,6 +156,10 @@ class ProjectIndex:
         self._manifest_sig: tuple[int, int] | None = None
         self._by_leaf: dict[str, tuple[str, dict[str, Any]]] = {}
         self.last_sync: SyncReport | None = None
+        self._ranker: tuple[tuple[int, int] | None, SymbolRanker] | None = None
+        # With the semantic extra: a vector per symbol beside the lexical ranking.
+        self.use_vectors = vectors.available()
+        self._vectors: vectors.SymbolVectors | None = None
 
     def _open_store(self) -> Store:
         try:
@@ -375,7 +190,13 @@ class ProjectIndex:
         if sig is not None:
             try:
                 data = files.read_json(self.manifest_path)
-                if not isinstance(data, dict) or data.get("version") != MANIFEST_VERSION \
+                old = data.get("version") if isinstance(data, dict) else None
+                if isinstance(old, int) and 0 < old < MANIFEST_VERSION:
+                    # Written by an older IHMT: not damage, just a format to rebuild.
+                    log.info("project manifest %s is version %d; re-indexing for version %d",
+                             self.manifest_path, old, MANIFEST_VERSION)
+                    data = {}
+                elif not isinstance(data, dict) or old != MANIFEST_VERSION \
                         or not isinstance(data.get("files"), dict):
                     raise ValueError("unexpected layout")
             except (OSError, ValueError) as exc:
@@ -439,7 +260,8 @@ class ProjectIndex:
                         p.unlink(missing_ok=True)
                         rep.leaves_deleted += 1
             order = [s["leaf"] for rel in sorted(new_files) for s in new_files[rel]["symbols"]]
-            self._build_tree(order, fresh, rep, full=full)
+            build_tree(self.store, self.mem.consolidator, order, fresh, rep, full=full,
+                       leaf_terms=_leaf_terms)
             self._save_manifest({"version": MANIFEST_VERSION, "root": str(self.root),
                                  "files": new_files, "scanned_at_ns": scan_ns})
         rep.seconds = round(time.perf_counter() - t0, 4)
@@ -526,7 +348,9 @@ class ProjectIndex:
                     rep.leaves_written += 1
             symbols.append({"name": ch.name or "", "kind": ch.kind, "start": ch.start_line,
                             "end": ch.end_line, "tokens": count_tokens(ch.text),
-                            "leaf": leaf_id})
+                            "leaf": leaf_id,
+                            "f": symbol_fields(ch.text, ch.name or "", self.store.config.stemmer,
+                                               rel)})
         return symbols
 
     def _delete_leaf(self, leaf_id: str, rep: SyncReport) -> None:
@@ -535,77 +359,6 @@ class ProjectIndex:
             rep.leaves_deleted += 1
         except (OSError, NotFoundError) as exc:
             log.warning("could not delete stale leaf %s: %s", leaf_id, exc)
-
-    # ------------------------------------------------------------------ tree
-    def _build_tree(self, order: list[str], fresh: dict[str, tuple[Leaf, Counter[str]]],
-                    rep: SyncReport, *, full: bool) -> None:
-        """Group the leaves (in path order) into branches up to a trunk of at most
-        ``branch_factor`` nodes, reusing every branch whose children did not change."""
-        store = self.store
-        bf = store.config.branch_factor
-        entries: dict[str, dict[str, Any]] = {}
-
-        def leaf_ent(leaf_id: str) -> dict[str, Any]:
-            e = entries.get(leaf_id)
-            if e is None:
-                got = fresh.get(leaf_id)
-                if got is None:
-                    leaf = store.read_leaf(leaf_id)
-                    rep.leaves_read += 1
-                    got = (leaf, _leaf_terms(leaf, store.config.stemmer))
-                e = entries[leaf_id] = leaf_entry(*got)
-            return e
-
-        def branch_ent(node_id: str, layer: int) -> dict[str, Any]:
-            br, _ = store.branch(node_id, layer)
-            return top_entry_of_branch(br.data)
-
-        if full:
-            store.clear_cache()
-        live: set[str] = set()
-        level: list[tuple[str, int]] = [(i, 0) for i in order]
-        layer = 0
-        while len(level) > bf:
-            nxt: list[tuple[str, int]] = []
-            for group in _cut(level, bf):
-                ids = [g[0] for g in group]
-                node_id = f"N{layer + 1}-{BRANCH_DOMAIN}-" + files.digest(
-                    BRANCH_DOMAIN, str(layer + 1), *ids)
-                if not full and store.branch_path(node_id, layer + 1).exists():
-                    rep.branches_kept += 1
-                else:
-                    members = [leaf_ent(i) if lay == 0 else branch_ent(i, lay)
-                               for i, lay in group]
-                    data = self.mem.consolidator.build_branch(members, BRANCH_DOMAIN, layer + 1)
-                    data["id"] = node_id
-                    store.write_branch(data)
-                    rep.branches_written += 1
-                live.add(node_id)
-                nxt.append((node_id, layer + 1))
-            level = nxt
-            layer += 1
-        top = [leaf_ent(i) if lay == 0 else branch_ent(i, lay) for i, lay in level]
-        try:
-            old = store.root()
-            epoch = old.get("epoch")
-            generation = int(old.get("generation", 0))
-        except DamagedFileError:
-            epoch, generation = None, 0
-        root = empty_root()
-        if epoch and not full:
-            root["epoch"] = epoch
-        root["generation"] = generation
-        root["top"] = top
-        root["n_leaves"] = len(order)
-        root["total_len"] = sum(int(e.get("total_len", e.get("len", 0))) for e in top)
-        root["n_branches"] = len(live)
-        doms: Counter[str] = Counter(domain_of_id(i) for i in order)
-        root["domains"] = {d: {"n_leaves": n} for d, n in sorted(doms.items())}
-        store.write_root(root)
-        for p in list(store.iter_branch_paths()):
-            if p.stem not in live:
-                p.unlink(missing_ok=True)
-                rep.branches_deleted += 1
 
     # ------------------------------------------------------------------ map
     def project_map(self, detail: str = "files", subpath: str = "") -> str:
@@ -632,6 +385,32 @@ class ProjectIndex:
         return "\n".join(out)
 
     # ------------------------------------------------------------------ find
+    def ranker(self) -> SymbolRanker:
+        """The symbol ranker of the current manifest (rebuilt only when it changed)."""
+        man = self._load_manifest()
+        if self._ranker is None or self._ranker[0] != self._manifest_sig \
+                or self._manifest_sig is None:
+            self._ranker = (self._manifest_sig, SymbolRanker(man, self.store.config.stemmer))
+        return self._ranker[1]
+
+    def _similarities(self, text: str) -> dict[str, float]:
+        """Cosine of ``text`` with every symbol (vectors brought up to date first)."""
+        if self._vectors is None:
+            self._vectors = vectors.SymbolVectors(self.store.state_dir)
+        order = [s["leaf"] for f in self._manifest["files"].values() for s in f["symbols"]]
+
+        def text_of(leaf_id: str) -> str:
+            rel, sym = self._by_leaf[leaf_id]
+            try:
+                code = self.store.read_leaf(leaf_id).text
+            except (NotFoundError, DamagedFileError):
+                code = ""
+            return vectors.described(sym["name"], rel, code)
+
+        with self._mutex:
+            self._vectors.update(order, text_of)
+        return self._vectors.scores(text)
+
     def locate(self, query: str, scope: str = "main", subpath: str = "",
                clue: str | None = None, *, sync: bool = True) -> CodeAnswer:
         """Candidates for ``query`` ranked for code, with a FOUND/AMBIGUOUS/NOT_FOUND verdict."""
@@ -647,46 +426,62 @@ class ProjectIndex:
         named_files, plain = _named_files(query)
         q_terms = list(dict.fromkeys(tokenize(plain, stem)))
         c_terms = list(dict.fromkeys(tokenize(clue, stem))) if clue else []
-        text = " ".join([plain, clue or ""]).strip()
         ans = CodeAnswer(query=query, status="NOT_FOUND")
         if not q_terms and not named_files:
             ans.message = "the query has no searchable words; name a function, class or file"
             return ans
-        if not text:
-            text = " ".join(named_files)
-        res = self.mem.search(text, top_k=SEARCH_POOL)
-        if (scope != "all" or prefix) and len(res.hits) == SEARCH_POOL:
-            # Filters apply after the search: widen the pool so they keep enough candidates.
-            res = self.mem.search(text, top_k=100)
+        ranker = self.ranker()
+        text = plain if q_terms else " ".join(named_files)
+        ranked = ranker.rank(text)
+        q_words = {c.word for c in ranker.concepts(text)}
+        c_words = {c.word for c in ranker.concepts(clue)} if clue else set()
+        if clue:
+            got = {(r.rel, r.sym["leaf"]): r for r in ranked}
+            for r in ranker.rank(clue):
+                got.setdefault((r.rel, r.sym["leaf"]), Ranked(r.rel, r.sym, 0.0, 0.0, set()))
+            ranked = list(got.values())
+        # Plain BM25 over the whole symbol text adds a little: it is good at code words.
+        res = self.mem.search(text, top_k=BM25_POOL)
+        bm = {h.id: h.score for h in res.hits if h.id in self._by_leaf}
+        top_r = max((r.score for r in ranked), default=0.0) or 1.0
+        top_b = max(bm.values(), default=0.0) or 1.0
+        have = {r.sym["leaf"] for r in ranked}
+        for leaf_id in bm:
+            if leaf_id not in have:
+                rel, sym = self._by_leaf[leaf_id]
+                ranked.append(Ranked(rel, sym, 0.0, 0.0, set()))
+        for r in ranked:
+            r.score = r.score / top_r + BM25_SHARE * bm.get(r.sym["leaf"], 0.0) / top_b
+        if self.use_vectors:
+            ranked = vectors.blend(ranked, self._similarities(text), self._by_leaf,
+                                   lambda rel, sym: Ranked(rel, sym, 0.0, 0.0, set()))
         raw_words = {w.lower() for w in words(query)} | {w.lower() for w in words(clue or "")}
         stems = _file_stems(man)
+        spelled = spelled_words(plain) | spelled_words(clue or "")
         clue_words = {w.lower() for w in words(clue or "")}
+        in_clue = {(r.rel, r.sym["leaf"]) for r in ranker.rank(clue)} if clue else set()
         hits: list[CodeHit] = []
         excluded: list[CodeHit] = []
-        for h in res.hits:
-            found = self._by_leaf.get(h.id)
-            if found is None:
-                continue
-            rel, sym = found
+        covers: dict[str, float] = {}
+        for r in ranked:
+            rel, sym = r.rel, r.sym
             if not _under(rel, prefix):
                 continue
             test = is_test_path(rel)
-            score = h.score * _boost(rel, sym, named_files, raw_words, stems,
-                                     set(q_terms) | set(c_terms), stem)
-            matched = set(h.matched)
+            score = r.score * _boost(rel, sym, named_files, raw_words, stems,
+                                     set(q_terms) | set(c_terms), stem, spelled)
             if clue:
                 # The clue may name a folder or file ('b', 'billing') rather than a word.
                 path_words = {p.lower() for p in PurePosixPath(rel).with_suffix("").parts}
-                in_q = bool(matched & set(q_terms)) or not q_terms
-                in_c = bool(matched & set(c_terms)) or bool(clue_words & path_words)
-                score *= 1.6 if (in_q and in_c) else 0.7
-            if q_terms:
-                cover = len(matched & set(q_terms)) / len(q_terms)
-                score *= 0.5 + 0.5 * cover
+                in_q = bool(r.matched & q_words) or not q_words
+                in_c = (rel, sym["leaf"]) in in_clue or bool(clue_words & path_words) \
+                    or bool(r.matched & c_words)
+                score = max(score, 1e-6) * (1.6 if (in_q and in_c) else 0.7)
             hit = CodeHit(path=rel, name=sym["name"], kind=sym["kind"],
                           start=int(sym["start"]), end=int(sym["end"]),
-                          score=round(score, 4), leaf=h.id, tokens=int(sym["tokens"]),
+                          score=round(score, 4), leaf=sym["leaf"], tokens=int(sym["tokens"]),
                           is_test=test)
+            covers[hit.leaf] = r.cover
             if (scope == "main" and test) or (scope == "test" and not test):
                 excluded.append(hit)
             else:
@@ -696,14 +491,16 @@ class ProjectIndex:
         ans.hits = hits
         other = "test" if scope == "main" else "main"
         retry = "all" if scope == "main" else "main"
-        if excluded and (not hits or excluded[0].score > hits[0].score):
+        if excluded and (not hits or excluded[0].score > hits[0].score * CLOSER):
             ans.message = (f"a {'closer ' if hits else ''}match is in {other} code: "
                            f"{excluded[0].line()}; call again with scope='{retry}' for it")
-        if res.status == "NOT_FOUND" and not named_files:
-            # The library's verdict: the best leaf holds too little of the query's weight
-            # (a word no code contains, or only a common one matched).
+        best_any = max([*hits[:1], *excluded[:1]], key=lambda c: c.score, default=None)
+        if not named_files and (best_any is None or covers[best_any.leaf] < MIN_COVER):
+            # Too little of the query's weight is in any symbol (a word no code contains,
+            # or only a common one matched): closest lines are shown, not an answer.
             ans.status = "NOT_FOUND"
-            ans.message = f"no code in {self.root.name} matches {query!r} ({res.message})"
+            ans.message = (f"no code in {self.root.name} matches {query!r} (the best symbol "
+                           "holds too little of the query's words)")
             return ans
         if not hits:
             where = f" under {prefix!r}" if prefix else ""
@@ -758,140 +555,3 @@ def _leaf_terms(leaf: Leaf, stemmer: str) -> Counter[str]:
     for t in set(tokenize(" ".join(extra_words), stemmer)):
         tf[t] += 1
     return tf
-
-
-def _identifier_parts(name: str, stemmer: str) -> set[str]:
-    """The words of an identifier, stemmed like the index: 'reserveStock' -> reserve, stock."""
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|_", " ", name)
-    return set(tokenize(spaced, stemmer))
-
-
-def _cut(level: list[tuple[str, int]], bf: int) -> list[list[tuple[str, int]]]:
-    """Split a row of nodes into groups that end where a node's id hash says so (about one
-    in ``bf``), at least 2 and at most ``2 * bf`` long: boundaries depend only on nearby
-    ids, so a change moves only the groups around it."""
-    groups: list[list[tuple[str, int]]] = []
-    cur: list[tuple[str, int]] = []
-    for node in level:
-        cur.append(node)
-        h = int(hashlib.blake2b(node[0].encode(), digest_size=4).hexdigest(), 16)
-        if len(cur) >= 2 and (h % bf == 0 or len(cur) >= 2 * bf):
-            groups.append(cur)
-            cur = []
-    if cur:
-        groups.append(cur)
-    return groups
-
-
-_FILE_RX = re.compile(r"[\w./\\-]+\.([A-Za-z0-9]+)\b")
-
-
-def _named_files(query: str) -> tuple[list[str], str]:
-    """File names the query mentions (lower-case, as spelled) and the query without their
-    extensions (so '.java' does not count as a word to match)."""
-    named: list[str] = []
-
-    def repl(m: re.Match[str]) -> str:
-        ext = "." + m.group(1).lower()
-        if ext not in EXTENSIONS:
-            return m.group(0)
-        named.append(m.group(0).replace("\\", "/").lstrip("./").lower())
-        return m.group(0)[: -len(ext)]
-
-    plain = _FILE_RX.sub(repl, query)
-    return named, plain
-
-
-def _names_file(rel: str, named: list[str]) -> bool:
-    """True when ``rel`` ends with a file the query names ('util.py', 'shop/a/util.py')."""
-    low = rel.lower()
-    return any(low == n or low.endswith("/" + n) for n in named)
-
-
-def _file_stems(man: dict[str, Any]) -> dict[str, int]:
-    out: Counter[str] = Counter()
-    for rel in man["files"]:
-        out[rel.rsplit("/", 1)[-1].split(".", 1)[0].lower()] += 1
-    return dict(out)
-
-
-def _boost(rel: str, sym: dict[str, Any], named: list[str], raw_words: set[str],
-           stems: dict[str, int], q_terms: set[str], stemmer: str) -> float:
-    """Code-aware multipliers on the BM25 score (see the module docstring)."""
-    f = 1.0
-    base = rel.rsplit("/", 1)[-1].lower()
-    stem = base.split(".", 1)[0]
-    if _names_file(rel, named):
-        f *= 2.0
-    elif stem in raw_words and stems.get(stem, 0) >= 1:
-        f *= 1.3
-    name: str = sym.get("name") or ""
-    if name:
-        parts = [p.lower() for p in name.split(".")]
-        if parts[-1] in raw_words:
-            f *= 1.5  # the query spells the symbol's name
-        else:
-            # 'atomic write' for atomic_write, 'reserve stock' for reserveStock
-            pieces = _identifier_parts(name.split(".")[-1], stemmer)
-            if pieces:
-                f *= 1.0 + 0.5 * len(pieces & q_terms) / len(pieces)
-        if len(parts) > 1 and any(p in raw_words for p in parts[:-1]):
-            f *= 1.2
-    kind = sym.get("kind")
-    if kind == "imports":
-        f *= 0.3
-    elif not name:
-        f *= 0.6  # a module docstring or stray statements: not a symbol that answers
-    elif kind in ("header", "other"):
-        f *= 0.8
-    return f
-
-
-def _norm_subpath(subpath: str) -> str:
-    if not isinstance(subpath, str):
-        raise InputError("subpath must be text (a folder or file inside the project)")
-    s = subpath.replace("\\", "/").strip().strip("/")
-    while s.startswith("./"):
-        s = s[2:]
-    if s in (".", ""):
-        return ""
-    if ".." in s.split("/"):
-        raise InputError("subpath must stay inside the project (no '..')")
-    return s
-
-
-def _under(rel: str, prefix: str) -> bool:
-    return not prefix or rel == prefix or rel.startswith(prefix + "/")
-
-
-def render_answer(ans: CodeAnswer, max_tokens: int = 1500) -> str:
-    """The text an agent reads: the code within ``max_tokens``, or the candidates."""
-    if ans.status == "NOT_FOUND":
-        out = f"NOT FOUND: {ans.message}."
-        if ans.hits:
-            out += "\nClosest (not answers): " + "; ".join(c.line() for c in ans.hits[:3])
-        return out
-    if ans.status == "AMBIGUOUS":
-        tied = [c for c in ans.hits if c.score >= ans.hits[0].score * (1.0 - TIE_MARGIN)]
-        lines = [f"AMBIGUOUS: {ans.message}:"]
-        lines += [f"{i}. {c.line()}" for i, c in enumerate(tied[:8], 1)]
-        return "\n".join(lines)
-    best = ans.hits[0]
-    head = best.line()
-    others = [c.line() for c in ans.hits[1:4]]
-    tail = ("Other candidates: " + "; ".join(others)) if others else ""
-    note = f"({ans.message})\n" if ans.message else ""
-    budget = max_tokens - count_tokens(head + tail + note) - 4
-    code = ans.code if ans.code.endswith("\n") else ans.code + "\n"
-    if count_tokens(code) > budget:
-        kept: list[str] = []
-        used = 0
-        for line in code.splitlines(True):
-            if used + count_tokens(line) > budget - 30:
-                break
-            kept.append(line)
-            used += count_tokens(line)
-        cut_at = best.start + len(kept)
-        code = "".join(kept) + (f"… truncated at {max_tokens} tok: read_file({best.path!r}, "
-                                f"start_line={cut_at}, end_line={best.end}) for the rest\n")
-    return note + head + "\n" + code + tail

@@ -1,0 +1,395 @@
+"""Ranking symbols for ``find_code`` by what they do as well as by what they are called.
+
+An agent often asks what code *does* ("the time left on a progress bar") rather than what
+it is called (``format_eta``). Small helpers answer most such questions, and a plain BM25
+over whole symbols hands them to the big classes that happen to repeat the question's
+words. So every symbol is described by five fields, stored in the manifest at sync time:
+
+* ``n``: the words of its name (``format_eta`` -> format, eta), the strongest evidence;
+* ``d``: the words of its docstrings and comments;
+* ``k``: the names it calls and returns (``unstyle`` returns ``strip_ansi(text)``);
+* ``o``: its owner, the class and the file path it sits in;
+* ``c``: every word of its code.
+
+Each field is weighed down when it is long (BM25's length normalisation, per field), so
+size alone never wins.
+
+A query word counts once, through the best field it is found in, and also through a short
+list of generic programming equivalences (``eta`` ~ remaining ~ estimate, ``ansi`` ~
+escape, ``dir`` ~ folder), worth less than the word itself. Rare words weigh more (idf over
+the project's symbols), and a symbol that covers more of the question's weight is
+preferred. Nothing here depends on a symbol being public or long.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from ..errors import InputError
+from ..ingest.languages import EXTENSIONS
+from ..text import _word_terms, count_tokens, tokenize, words
+
+# Generic programming vocabulary: abbreviations and their words, common synonyms. Each
+# group is symmetric; a word found only through its group counts EQUIV_WEIGHT of itself.
+EQUIVALENTS: tuple[str, ...] = (
+    "eta remaining remain estimate", "ansi escape", "style styling", "color colour",
+    "grey gray", "remove strip drop delete discard", "opt option flag",
+    "arg argument param parameter", "argv arguments", "dir directory folder",
+    "len length size", "count number num", "str string", "fmt format", "bool boolean",
+    "msg message", "err error", "exc exception", "env environment",
+    "cfg conf config configuration settings", "idx index", "pos position offset",
+    "pct percent percentage", "tmp temp temporary", "regex regexp pattern",
+    "hex hexadecimal", "rgb triplet", "sha hash digest checksum fingerprint",
+    "fsync flush", "max maximum largest widest longest latest",
+    "min minimum smallest shortest earliest", "lower lowercase", "upper uppercase",
+    "rand random", "proc process subprocess", "cmd command", "tty terminal console isatty",
+    "dedupe unique distinct", "init initialize", "sep separator delimiter",
+    "ws whitespace", "char character", "col column", "src source",
+    "dst dest destination", "prev previous", "cur current", "ctx context", "buf buffer",
+    "fn func function callable", "cb callback", "obj object", "attr attribute",
+    "val value", "ts timestamp", "url link hyperlink", "repo repository", "lib library",
+    "pkg package", "auth authentication", "secret credential password",
+    "join concat concatenate combine", "split divide chop", "print echo",
+    "check validate verify", "detect guess infer", "convert transform",
+    "cut crop truncate clip", "sum total", "avg mean average", "db database",
+    "win windows", "bg background", "fg foreground", "kwargs keyword", "start begin",
+    "end finish", "last final", "first initial", "end endswith", "start startswith",
+    "suffix trailing endswith", "prefix leading startswith", "digit isdigit",
+    "alphanumeric isalnum", "whitespace isspace", "instance isinstance",
+)
+EQUIV_WEIGHT = 0.7
+PART_WEIGHT = 0.6  # a part of an identifier the query spells (``refund`` of refund_order)
+FIELD_WEIGHTS = {"n": 3.0, "d": 2.0, "k": 1.5, "o": 1.0, "c": 1.0}
+K1, B = 1.2, 0.75  # saturation and length normalisation of the code field (BM25's usual)
+POOL = 100
+COVER_FLOOR = 0.4  # score share a symbol keeps however little of the query it covers
+TIE_MARGIN = 0.05  # relative score gap under which two symbols count as tied
+
+_DOC_RX = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'|/\*(.*?)\*/|(?:#|//)([^\n]*)', re.S)
+_CALL_RX = re.compile(r"([A-Za-z_][\w.]*)\s*\(")
+_RETURN_RX = re.compile(r"\breturn\s+([A-Za-z_][\w.]*)")
+_KEYWORDS = frozenset(
+    "if elif else for while return def class with not and or in is lambda yield assert "
+    "print super self this new function switch catch typeof sizeof".split())
+
+
+@dataclass
+class CodeHit:
+    path: str
+    name: str
+    kind: str
+    start: int
+    end: int
+    score: float
+    leaf: str
+    tokens: int = 0
+    is_test: bool = False
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.start}-{self.end}"
+
+    def line(self) -> str:
+        label = self.name or f"({self.kind})"
+        return f"{self.where} {label} ({self.kind})"
+
+
+@dataclass
+class CodeAnswer:
+    """A structured find_code answer; :func:`render_answer` turns it into agent text."""
+
+    query: str
+    status: str  # FOUND | AMBIGUOUS | NOT_FOUND
+    hits: list[CodeHit] = field(default_factory=list)
+    code: str = ""
+    message: str = ""
+
+
+# ---------------------------------------------------------------------- fields
+def _joined(terms: Iterable[str]) -> str:
+    return " ".join(dict.fromkeys(terms))
+
+
+def symbol_fields(text: str, name: str, stemmer: str, rel: str = "") -> dict[str, str]:
+    """The described fields of one symbol, as space-separated distinct terms."""
+    last = name.split(".")[-1] if name else ""
+    owner = name.split(".")[:-1]
+    if rel:
+        owner += PurePosixPath(rel).with_suffix("").parts
+    docs = " ".join(next(g for g in m.groups() if g is not None) for m in _DOC_RX.finditer(text))
+    code = _DOC_RX.sub(" ", text)
+    called = [m.group(1) for m in _CALL_RX.finditer(code)]
+    called += [m.group(1) for m in _RETURN_RX.finditer(code)]
+    called = [c.split(".")[-1] for c in called if c.split(".")[-1] not in _KEYWORDS]
+    if last:
+        called = [c for c in called if c != last]
+    return {"n": _joined(identifier_terms(last, stemmer)) if last else "",
+            "d": _joined(tokenize(docs, stemmer)),
+            "k": _joined(t for c in called for t in identifier_terms(c, stemmer)),
+            "o": _joined(t for o in owner for t in identifier_terms(o, stemmer)),
+            "c": _joined(tokenize(text, stemmer))}
+
+
+def identifier_terms(name: str, stemmer: str) -> list[str]:
+    """Terms of an identifier, stemmed like the index: 'reserveStock' -> reservestock,
+    reserve, stock (the whole, as the index keeps it, then its parts)."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|_", " ", name)
+    return list(dict.fromkeys([*tokenize(name, stemmer), *tokenize(spaced, stemmer)]))
+
+
+def _identifier_parts(name: str, stemmer: str) -> set[str]:
+    """The words of an identifier only: 'reserveStock' -> reserve, stock."""
+    return set(tokenize(re.sub(r"(?<=[a-z0-9])(?=[A-Z])|_", " ", name), stemmer))
+
+
+# ---------------------------------------------------------------------- the ranker
+@dataclass
+class Concept:
+    """One word of the query: the terms that stand for it and what each is worth."""
+
+    word: str
+    terms: dict[str, float]
+
+
+@dataclass
+class Ranked:
+    rel: str
+    sym: dict[str, Any]
+    score: float
+    cover: float
+    matched: set[str]  # the query words (lower-case) this symbol matched
+
+
+class SymbolRanker:
+    """An in-memory index of every symbol's fields, built from the manifest."""
+
+    def __init__(self, man: dict[str, Any], stemmer: str) -> None:
+        self.stemmer = stemmer
+        self.syms: list[tuple[str, dict[str, Any]]] = []
+        self.post: dict[str, dict[str, list[int]]] = {f: {} for f in FIELD_WEIGHTS}
+        self.df: dict[str, int] = {}
+        lengths: dict[str, list[int]] = {f: [] for f in FIELD_WEIGHTS}
+        for rel, f in sorted(man["files"].items()):
+            for sym in f["symbols"]:
+                fields = sym.get("f") or {}
+                i = len(self.syms)
+                self.syms.append((rel, sym))
+                seen: set[str] = set()
+                for key in FIELD_WEIGHTS:
+                    terms = (fields.get(key) or "").split()
+                    lengths[key].append(len(terms))
+                    for t in terms:
+                        self.post[key].setdefault(t, []).append(i)
+                        seen.add(t)
+                for t in seen:
+                    self.df[t] = self.df.get(t, 0) + 1
+        self.lengths = lengths
+        self.avg = {f: max(1.0, sum(v) / len(v)) if v else 1.0 for f, v in lengths.items()}
+        self.groups: dict[str, set[str]] = {}
+        for line in EQUIVALENTS:
+            members = {t for w in line.split() for t in tokenize(w, stemmer)}
+            for t in members:
+                self.groups.setdefault(t, set()).update(members - {t})
+
+    def idf(self, term: str) -> float:
+        d = self.df.get(term, 0)
+        n = len(self.syms)
+        return math.log(1.0 + (n - d + 0.5) / (d + 0.5)) if d else 0.0
+
+    def concepts(self, text: str) -> list[Concept]:
+        out: dict[str, Concept] = {}
+        raws: list[str] = []
+        for raw in words(text):
+            # 'lower-case' in a sentence is two words; 'max_tokens' is one identifier.
+            raws.extend(raw.split("-") if "-" in raw and "_" not in raw else [raw])
+        for raw in raws:
+            terms = _word_terms(raw, self.stemmer)
+            if not terms:
+                continue
+            word = raw.lower()
+            if word in out:
+                continue
+            weights: dict[str, float] = {}
+            for j, t in enumerate(terms):
+                w = 1.0 if j == 0 else PART_WEIGHT
+                weights[t] = max(weights.get(t, 0.0), w)
+            for t, w in list(weights.items()):
+                for e in self.groups.get(t, ()):
+                    weights[e] = max(weights.get(e, 0.0), w * EQUIV_WEIGHT)
+            out[word] = Concept(word, weights)
+        return list(out.values())
+
+    def rank(self, text: str, pool: int = POOL) -> list[Ranked]:
+        """The best ``pool`` symbols for ``text``, best first."""
+        concepts = self.concepts(text)
+        weight_of = {c.word: max((self.idf(t) * w for t, w in c.terms.items()), default=0.0)
+                     for c in concepts}
+        total = sum(weight_of.values())
+        if total <= 0:
+            return []
+        score: dict[int, float] = {}
+        cover: dict[int, float] = {}
+        matched: dict[int, set[str]] = {}
+        for c in concepts:
+            cw = weight_of[c.word]
+            if cw <= 0:
+                continue
+            best: dict[int, float] = {}
+            strength: dict[int, float] = {}
+            for t, w in c.terms.items():
+                idf = self.idf(t)
+                if idf <= 0:
+                    continue
+                for key, fw in FIELD_WEIGHTS.items():
+                    for i in self.post[key].get(t, ()):
+                        dl = self.lengths[key][i]
+                        v = idf * w * fw * (1 + K1) / (1 + K1 * (1 - B + B * dl / self.avg[key]))
+                        if v > best.get(i, 0.0):
+                            best[i] = v
+                        if idf * w > strength.get(i, 0.0):
+                            strength[i] = idf * w
+            for i, v in best.items():
+                score[i] = score.get(i, 0.0) + v
+                cover[i] = cover.get(i, 0.0) + min(strength[i], cw)
+                matched.setdefault(i, set()).add(c.word)
+        out: list[Ranked] = []
+        for i, s in score.items():
+            cv = cover[i] / total
+            rel, sym = self.syms[i]
+            out.append(Ranked(rel, sym, s * (COVER_FLOOR + (1 - COVER_FLOOR) * cv), cv,
+                              matched[i]))
+        out.sort(key=lambda r: (-r.score, r.rel, int(r.sym["start"])))
+        return out[:pool]
+
+
+# ---------------------------------------------------------------------- query helpers
+_FILE_RX = re.compile(r"[\w./\\-]+\.([A-Za-z0-9]+)\b")
+
+
+def _named_files(query: str) -> tuple[list[str], str]:
+    """File names the query mentions (lower-case, as spelled) and the query without their
+    extensions (so '.java' does not count as a word to match)."""
+    named: list[str] = []
+
+    def repl(m: re.Match[str]) -> str:
+        ext = "." + m.group(1).lower()
+        if ext not in EXTENSIONS:
+            return m.group(0)
+        named.append(m.group(0).replace("\\", "/").lstrip("./").lower())
+        return m.group(0)[: -len(ext)]
+
+    plain = _FILE_RX.sub(repl, query)
+    return named, plain
+
+
+def _names_file(rel: str, named: list[str]) -> bool:
+    """True when ``rel`` ends with a file the query names ('util.py', 'shop/a/util.py')."""
+    low = rel.lower()
+    return any(low == n or low.endswith("/" + n) for n in named)
+
+
+def _file_stems(man: dict[str, Any]) -> dict[str, int]:
+    out: Counter[str] = Counter()
+    for rel in man["files"]:
+        out[rel.rsplit("/", 1)[-1].split(".", 1)[0].lower()] += 1
+    return dict(out)
+
+
+def spelled_words(text: str) -> set[str]:
+    """Words of a query that spell an identifier (lower-cased): written like one
+    (``reserve_stock``, ``reserveStock``, ``Basket``), or every word of a short query.
+    'lower-case a name' describes behaviour: its 'name' does not name ``Option.name``."""
+    raw = words(text)
+    return {w.lower() for w in raw
+            if len(raw) <= 3 or "_" in w or "." in w or any(c.isupper() or c.isdigit()
+                                                             for c in w)}
+
+
+def _boost(rel: str, sym: dict[str, Any], named: list[str], raw_words: set[str],
+           stems: dict[str, int], q_terms: set[str], stemmer: str,
+           spelled: set[str] | None = None) -> float:
+    """Code-aware multipliers on the score: the file the query names, the symbol it
+    spells (``spelled``: see :func:`spelled_words`; all raw words when not given)."""
+    f = 1.0
+    base = rel.rsplit("/", 1)[-1].lower()
+    stem = base.split(".", 1)[0]
+    if _names_file(rel, named):
+        f *= 2.0
+    elif stem in raw_words and stems.get(stem, 0) >= 1:
+        f *= 1.3
+    name: str = sym.get("name") or ""
+    if name:
+        parts = [p.lower() for p in name.split(".")]
+        if parts[-1] in (raw_words if spelled is None else spelled):
+            f *= 1.5  # the query spells the symbol's name
+        else:
+            # 'atomic write' for atomic_write, 'reserve stock' for reserveStock
+            pieces = _identifier_parts(name.split(".")[-1], stemmer)
+            if pieces:
+                f *= 1.0 + 0.5 * len(pieces & q_terms) / len(pieces)
+        if len(parts) > 1 and any(p in raw_words for p in parts[:-1]):
+            f *= 1.2
+    kind = sym.get("kind")
+    if kind == "imports":
+        f *= 0.3
+    elif not name:
+        f *= 0.6  # a module docstring or stray statements: not a symbol that answers
+    elif kind in ("header", "other"):
+        f *= 0.8
+    return f
+
+
+def _norm_subpath(subpath: str) -> str:
+    if not isinstance(subpath, str):
+        raise InputError("subpath must be text (a folder or file inside the project)")
+    s = subpath.replace("\\", "/").strip().strip("/")
+    while s.startswith("./"):
+        s = s[2:]
+    if s in (".", ""):
+        return ""
+    if ".." in s.split("/"):
+        raise InputError("subpath must stay inside the project (no '..')")
+    return s
+
+
+def _under(rel: str, prefix: str) -> bool:
+    return not prefix or rel == prefix or rel.startswith(prefix + "/")
+
+
+def render_answer(ans: CodeAnswer, max_tokens: int = 1500) -> str:
+    """The text an agent reads: the code within ``max_tokens``, or the candidates."""
+    if ans.status == "NOT_FOUND":
+        out = f"NOT FOUND: {ans.message}."
+        if ans.hits:
+            out += "\nClosest (not answers): " + "; ".join(c.line() for c in ans.hits[:3])
+        return out
+    if ans.status == "AMBIGUOUS":
+        tied = [c for c in ans.hits if c.score >= ans.hits[0].score * (1.0 - TIE_MARGIN)]
+        lines = [f"AMBIGUOUS: {ans.message}:"]
+        lines += [f"{i}. {c.line()}" for i, c in enumerate(tied[:8], 1)]
+        return "\n".join(lines)
+    best = ans.hits[0]
+    head = best.line()
+    others = [c.line() for c in ans.hits[1:4]]
+    tail = ("Other candidates: " + "; ".join(others)) if others else ""
+    note = f"({ans.message})\n" if ans.message else ""
+    budget = max_tokens - count_tokens(head + tail + note) - 4
+    code = ans.code if ans.code.endswith("\n") else ans.code + "\n"
+    if count_tokens(code) > budget:
+        kept: list[str] = []
+        used = 0
+        for line in code.splitlines(True):
+            if used + count_tokens(line) > budget - 30:
+                break
+            kept.append(line)
+            used += count_tokens(line)
+        cut_at = best.start + len(kept)
+        code = "".join(kept) + (f"… truncated at {max_tokens} tok: read_file({best.path!r}, "
+                                f"start_line={cut_at}, end_line={best.end}) for the rest\n")
+    return note + head + "\n" + code + tail

@@ -131,3 +131,14 @@ def test_manifest_of_an_older_version_is_rebuilt_quietly(index: ProjectIndex, ca
     assert any("re-indexing for version" in r.getMessage() for r in caplog.records)
     man = json.loads(fresh.manifest_path.read_text(encoding="utf-8"))
     assert all("f" in s for f in man["files"].values() for s in f["symbols"])
+
+
+def test_symbol_vectors_are_opt_in(monkeypatch) -> None:
+    from ihmt.project import vectors
+
+    monkeypatch.delenv("IHMT_CODE_VECTORS", raising=False)
+    assert vectors.available() is False  # the first call would encode every symbol
+    monkeypatch.setenv("IHMT_CODE_VECTORS", "on")
+    monkeypatch.setenv("IHMT_SEMANTIC", "auto")
+    installed = not __import__("ihmt.semantic", fromlist=["x"]).missing_packages()
+    assert vectors.available() is installed

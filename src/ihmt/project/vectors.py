@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import logging
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,12 @@ BODY_CHARS = 400
 
 
 def available() -> bool:
-    """True when the extra is installed and not switched off (``IHMT_SEMANTIC=off``)."""
+    """True when asked for (``IHMT_CODE_VECTORS=on``), the extra is installed and not
+    switched off (``IHMT_SEMANTIC=off``). Opt-in: the first ``find_code`` of a project
+    encodes every symbol, 16-88 s on two cores for 700-2,000 symbols (BENCHMARKS.md),
+    longer than an agent waits for a tool call."""
+    if os.environ.get("IHMT_CODE_VECTORS", "off").strip().lower() != "on":
+        return False
     return wanted(None) and not missing_packages()
 
 

@@ -197,3 +197,13 @@ def test_compact_answer_counts_are_true(tmp_path: Path) -> None:
     assert res.message == "the one memory about your employer"
     assert "1 memories" not in compact_answer(res)
     assert json.dumps(res.message)
+
+
+def test_the_notice_shown_is_about_what_was_asked(tmp_path: Path) -> None:
+    mem = Memory.open(tmp_path / "m", create=True)
+    mem.save("Vivo en Madrid. Trabajo en Acme Corp.", date="2024-03-11")
+    mem.save("Me mudé a Valencia.", date="2026-02-03")
+    mem.save("Trabajo en Nimbus Labs desde hoy.", date="2026-02-10")
+    old_line = compact_answer(mem.search("where do I live")).split("Other matches:")[1]
+    first_notice = next(line for line in old_line.splitlines() if "OUTDATED:" in line)
+    assert "location" in first_notice and "employer" not in first_notice

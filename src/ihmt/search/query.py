@@ -115,7 +115,7 @@ class Searcher:
             return None
         annotate(group, self.timeline, self.excerpt)
         lead = topic.lead_of(group, period)
-        ordered = topic.order_group(group, lead, period)
+        ordered = topic.order_group(group, lead, period, attribute)
         current = {f.source for f in stmts if stmts and f.source
                    and fold(f.value) == fold(stmts[-1].value)}
         fact_source = lead.id if not stmts or lead.id in current else sorted(current)[0] \

@@ -129,9 +129,12 @@ def lead_of(group: list[Hit], period: tuple[str, str] | None) -> Hit:
     return group[-1]
 
 
-def order_group(group: list[Hit], lead: Hit, period: tuple[str, str] | None) -> list[Hit]:
+def order_group(group: list[Hit], lead: Hit, period: tuple[str, str] | None,
+                attribute: str = "") -> list[Hit]:
     """``lead`` first, then the other members newest first; members older than the newest
-    are flagged as possibly outdated (the notice names the newer memory and its date)."""
+    are flagged as possibly outdated (the notice names the newer memory and its date).
+    Notices about ``attribute`` come before a member's other notices (a memory of the
+    old home that also named the old job answers "where do I live" with the home's)."""
     newest = group[-1]
     rest = [h for h in reversed(group) if h is not lead]
     top = max((h.score for h in group), default=1.0) or 1.0
@@ -148,6 +151,9 @@ def order_group(group: list[Hit], lead: Hit, period: tuple[str, str] | None) -> 
             h.notices = [note] + list(h.notices)
     if period and lead is not newest:
         lead.outdated = True
+    about = f"user {attribute} ="
+    for h in group:
+        h.notices.sort(key=lambda n: 0 if about in n or n.startswith("possibly") else 1)
     return [lead] + rest
 
 

@@ -127,6 +127,7 @@ def test_the_timeline_never_answers_alone(tmp_path: Path) -> None:
     res = mem.search("where do I work?")
     assert res.best.id == ids[1]
     assert res.confidence < 0.9 and "Acme Warehouse" in res.message  # they disagree: said
+    assert "check with the user" in compact_answer(res)
     assert any(h.id == ids[0] and h.outdated for h in res.hits)
     # When the timeline and the newest memory agree the answer is confident.
     mem.save("Empecé a trabajar en Nimbus Labs.", date="2025-06-10")

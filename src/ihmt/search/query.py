@@ -87,6 +87,8 @@ class Searcher:
                top_k=top_k, answer_value=value)
         if grouped is not None:
             result.confidence = conf
+            if conf < topic.LEAD_AGREES:  # shown with the answer: the agent should check
+                result.notices.append(value.split("; ", 1)[-1])
         close = self.semantic.query(base, max(top_k * 3, 30), [h.id for h in hits]) \
             if value is None and self.semantic.active else None
         if close:

@@ -208,3 +208,23 @@ def test_the_notice_shown_is_about_what_was_asked(tmp_path: Path) -> None:
     old_line = compact_answer(mem.search("where do I live")).split("Other matches:")[1]
     first_notice = next(line for line in old_line.splitlines() if "OUTDATED:" in line)
     assert "location" in first_notice and "employer" not in first_notice
+
+
+def test_a_replaced_value_named_again_in_passing_does_not_lead(tmp_path: Path) -> None:
+    mem, ids = _store(tmp_path, [("2023-01-01", "Our services run on Python 3.11."),
+                                 ("2025-01-01", "We bumped the services to Python 3.13.")])
+    mem.save("A script from the Python 3.11 days still sits in the tools repo.",
+             date="2025-06-01")
+    assert mem.search("which Python version do our services use?").best.id == ids[1]
+    # A value named again through a recorded fact is a real return, and leads.
+    back = mem.save("Rolled the services back.", date="2025-07-01",
+                    states="services :: runtime = Python 3.11").ids[0]
+    assert back
+
+
+def test_a_question_about_a_time_before_every_memory_says_so(tmp_path: Path) -> None:
+    mem, ids = _store(tmp_path, [("2023-01-01", "I live in Madrid."),
+                                 ("2025-01-01", "I moved to Valencia.")])
+    res = mem.search("where did I live in 2019?")
+    assert res.best.id == ids[0] and res.confidence < 0.9
+    assert "dated that early" in compact_answer(res)

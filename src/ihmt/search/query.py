@@ -116,20 +116,26 @@ class Searcher:
         if not group:
             return None
         annotate(group, self.timeline, self.excerpt)
-        lead = topic.lead_of(group, period)
+        lead = topic.lead_of(group, period, set(sources))
         ordered = topic.order_group(group, lead, period, attribute)
         current = {f.source for f in stmts if stmts and f.source
                    and fold(f.value) == fold(stmts[-1].value)}
         fact_source = lead.id if not stmts or lead.id in current else sorted(current)[0] \
             if current else None
         conf = topic.confidence(lead, fact_source, period)
+        if period and (lead.date or "")[:10] > period[1]:
+            conf = topic.NOTHING_THEN  # nothing dated then: the earliest known, said so
         if period:
             note = f"the memory about your {attribute} in force then"
         elif len(group) == 1:
             note = f"the one memory about your {attribute}"
         else:
             note = f"the newest of {len(group)} memories about your {attribute}"
-        if conf < topic.LEAD_AGREES:
+        if conf == topic.NOTHING_THEN:
+            note = (f"the earliest memory about your {attribute}; none is dated {period[1][:4]}"
+                    f" or before")
+            note += f"; no memory about your {attribute} is dated that early"
+        elif conf < topic.LEAD_AGREES:
             note += (f"; the fact timeline still holds '{stmts[-1].value}' "
                      f"({stmts[-1].date[:10]}): check with the user")
         ids = {h.id for h in ordered}

@@ -74,6 +74,7 @@ _FORMER = re.compile(r"\b(?:old|former|ex|previous|antiguo|antigua|antiguos|anti
 
 LEAD_AGREES = 0.9  # confidence when the timeline's current value is the leading memory's
 LEAD_DISAGREES = 0.6  # ... when a newer memory than the timeline's source leads
+NOTHING_THEN = 0.5  # a question about a time before every member: the earliest, said so
 MAX_GROUP = 30
 
 
@@ -119,14 +120,47 @@ def version_group(attribute: str, candidates: list[Hit], fact_sources: list[str]
     return group[-MAX_GROUP:]
 
 
-def lead_of(group: list[Hit], period: tuple[str, str] | None) -> Hit:
-    """The newest member, or with a period the member in force at its end."""
+_VALUE_TOKEN = re.compile(r"(?<![\w.])(?:[A-ZÁÉÍÓÚÑ][\w'-]+|\d[\w.:]*)")
+
+
+def _values(text: str) -> set[str]:
+    """The words that can carry a value: capitalised ones after the first, and numbers."""
+    found = [m.group().rstrip(".:") for m in _VALUE_TOKEN.finditer(text)]
+    first = re.match(r"\W*([\w'-]+)", text)
+    return {f.lower() for f in found if not (first and f == first.group(1))}
+
+
+def _looks_back(group: list[Hit], i: int, sources: set[str]) -> bool:
+    """Whether member ``i`` names again a value that a later member replaced ("a script
+    from the Python 3.12 days" after the services moved from 3.12 to 3.13): a mention of
+    the past, not a change. A fact the rules or the agent recorded is trusted instead."""
+    h = group[i]
+    if h.id in sources:
+        return False
+    mine = _values(h.excerpt or h.text)
+    if not mine:
+        return False
+    for j in range(i):
+        theirs = _values(group[j].excerpt or group[j].text)
+        if mine <= theirs and any(_values(group[k].excerpt or group[k].text) - theirs
+                                  for k in range(j + 1, i)):
+            return True
+    return False
+
+
+def lead_of(group: list[Hit], period: tuple[str, str] | None,
+            sources: set[str] = frozenset()) -> Hit:
+    """The newest member, or with a period the member in force at its end; a member that
+    only names a replaced value again does not lead (:func:`_looks_back`)."""
+    end = len(group)
     if period:
-        then = [h for h in group if (h.date or "")[:10] <= period[1]]
-        if then:
-            return then[-1]
-        return group[0]
-    return group[-1]
+        end = sum(1 for h in group if (h.date or "")[:10] <= period[1])
+        if not end:
+            return group[0]
+    for i in range(end - 1, -1, -1):
+        if not _looks_back(group, i, sources):
+            return group[i]
+    return group[end - 1]
 
 
 def order_group(group: list[Hit], lead: Hit, period: tuple[str, str] | None,

@@ -140,3 +140,22 @@ def test_project_commands_as_a_subprocess(tmp_path: Path) -> None:
     assert "shop.py" in r.stdout and "total_price" in r.stdout and "Cart.add" in r.stdout
     r = ihmt("project", "find", "total price of items", str(proj), env=env)
     assert r.stdout.startswith("pkg/shop.py:1-") and "return sum(i.price" in r.stdout
+
+
+PNG_BYTES = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01" + bytes(range(256))
+
+
+@pytest.mark.parametrize("command", [["save", "-"], ["ingest", "-"]])
+def test_binary_data_on_stdin_is_refused_like_a_binary_file(tmp_path: Path,
+                                                            command: list[str]) -> None:
+    store = str(tmp_path / "mem")
+    r = subprocess.run([sys.executable, "-m", "ihmt.faces.cli", "--path", store, *command],
+                       input=PNG_BYTES, capture_output=True, timeout=120)
+    err = r.stderr.decode()
+    assert r.returncode == 2, err
+    assert "binary" in err and "Traceback" not in err
+    st = json.loads(ihmt("--path", store, "stats", "--json").stdout)
+    assert st["leaves"] == 0
+    r = subprocess.run([sys.executable, "-m", "ihmt.faces.cli", "--path", store, *command],
+                       input="caf\xe9".encode("latin-1"), capture_output=True, timeout=120)
+    assert r.returncode == 2 and "not valid UTF-8" in r.stderr.decode()

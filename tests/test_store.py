@@ -261,3 +261,12 @@ def test_write_all_finishes_short_writes_and_refuses_a_stuck_descriptor(
             files.write_all(fd, b"more")
     finally:
         os.close(fd)
+
+
+@pytest.mark.parametrize("call", ["save", "ingest_text"])
+def test_binary_content_is_refused_by_the_library_like_a_binary_file(mem: Memory,
+                                                                     call: str) -> None:
+    png = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR").decode("latin-1")
+    with pytest.raises(InputError, match="binary data"):
+        getattr(mem, call)(png)
+    assert mem.stats()["leaves"] == 0

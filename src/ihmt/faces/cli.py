@@ -69,7 +69,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     tags = args.tag or []
     results: list[dict[str, Any]] = []
     if args.paths == ["-"]:
-        text = sys.stdin.read()
+        text = _read_stdin()
         rep = mem.ingest_text(text, source="stdin", domain=args.domain, data_type=args.type,
                               tags=tags)
         results.append({"path": "-", "leaves": len(rep.ids), "new": rep.new,
@@ -107,6 +107,13 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 0 if filed or not results else 1
 
 
+def _read_stdin() -> str:
+    """Standard input as text; binary or non-UTF-8 data is refused as such a file is."""
+    from ..ingest.prepare import decode_text
+
+    return decode_text(sys.stdin.buffer.read(), "stdin: binary data, not saved", "stdin")
+
+
 def _expand(paths: Sequence[str]) -> list[str]:
     from ..ingest.prepare import expand_paths
 
@@ -122,7 +129,7 @@ def _stderr_console():
 @command("save")
 def cmd_save(args: argparse.Namespace) -> int:
     mem = open_memory(args, create=True)
-    content = sys.stdin.read() if args.content == "-" else args.content
+    content = _read_stdin() if args.content == "-" else args.content
     rep = mem.save(content, date=args.date, domain=args.domain, tags=args.tag or [],
                    replaces=args.replaces)
     data = {"ids": rep.ids, "new": rep.new, "duplicates": rep.duplicates, "domain": rep.domain,

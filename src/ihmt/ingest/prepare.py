@@ -71,7 +71,7 @@ def read_text_file(path: Path, max_bytes: int) -> str:
         raise InputError(f"{path}: cannot be read (permission denied)") from exc
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc.strerror})") from exc
-    return decode_text(raw, f"{path}: binary file, skipped", str(path))
+    return decode_text(raw, f"{path}: binary file", str(path))
 
 
 def decode_text(raw: bytes, binary: str, where: str) -> str:

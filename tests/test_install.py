@@ -315,7 +315,7 @@ def test_existing_store_is_never_overwritten(home: Path) -> None:
     mem.save("An old memory that must survive.", content_type="generic")
     before = snapshot(home / ".ihmt")
     result = install("opencode", home=home, use_cli=False)
-    assert result.changes[0].action == "unchanged" and "1 memories" in result.changes[0].note
+    assert result.changes[0].action == "unchanged" and result.changes[0].note == "1 memory"
     assert snapshot(home / ".ihmt") == before
 
 
@@ -405,3 +405,46 @@ def test_doctor_end_to_end(home: Path) -> None:
     assert not agents["codex"]["same_memory"]
     text = "\n".join(inst.doctor_lines(report))
     assert "claude-code (user): same memory" in text and "other memory" in text
+
+
+def _doctor_cli(home: Path, *args: str, ihmt_home: Path | None = None):
+    import subprocess
+
+    env = {**os.environ, "HOME": str(home), "USERPROFILE": str(home)}
+    env.pop("IHMT_HOME", None)
+    if ihmt_home is not None:
+        env["IHMT_HOME"] = str(ihmt_home)
+    return subprocess.run([sys.executable, "-m", "ihmt.faces.cli", "doctor", "--no-server",
+                           *args], capture_output=True, text=True, timeout=120, env=env)
+
+
+def test_doctor_checks_the_store_ihmt_home_names(home: Path, tmp_path: Path) -> None:
+    store = tmp_path / "elsewhere"
+    mem = Memory.open(store, create=True)
+    mem.save("The doctor should look here, not in ~/.ihmt")
+    mem.close()
+    r = _doctor_cli(home, ihmt_home=store)
+    assert r.returncode == 0, r.stdout + r.stderr
+    first = r.stdout.splitlines()[0]
+    assert first == f"memory  {store / 'ihmt_memory'}: ok (1 memory, 0 branches, depth 0)"
+    assert "PROBLEM" not in r.stdout
+
+
+def test_doctor_and_stats_agree_on_the_depth(tmp_path: Path) -> None:
+    mem = Memory.open(tmp_path, create=True, config={"branch_factor": 2})
+    for i in range(9):
+        mem.save(f"Fact number {i}: the {i}th widget is painted colour{i}.",
+                 content_type="generic")
+    mem.consolidate(force=True)
+    assert mem.stats()["depth"] >= 2
+    assert check_store(tmp_path)["stats"]["depth"] == mem.stats()["depth"]
+
+
+def test_doctor_exits_non_zero_when_it_prints_a_problem(home: Path, tmp_path: Path) -> None:
+    store = tmp_path / "mem"
+    Memory.open(store, create=True).close()
+    install("claude-code", home=home, use_cli=False, memory_home=store)
+    assert _doctor_cli(home, "--path", str(store)).returncode == 0
+    (home / ".claude.json").write_text("{ not json")
+    r = _doctor_cli(home, "--path", str(store))
+    assert "PROBLEM" in r.stdout and r.returncode == 1, r.stdout

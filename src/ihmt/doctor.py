@@ -62,7 +62,7 @@ def check_store(path: str | os.PathLike[str]) -> dict[str, Any]:
         layer = int(entry.get("layer", 0))
         if layer == 0:
             reachable[node_id] = parent
-            depth = max(depth, level)
+            depth = max(depth, level - 1)  # branch levels above it, as ``stats`` counts
             continue
         if node_id in branches_seen:
             continue

@@ -47,6 +47,7 @@ from typing import Any
 from ..doctor import check_store
 from ..errors import IHMTError
 from ..memory import Memory
+from ..render import count
 from ..store.files import atomic_write
 from ..store.store import resolve_store_path
 
@@ -322,7 +323,7 @@ def doctor(memory_path: str | os.PathLike[str] | None = None, *, home: Path | No
     """Check the store, that the server starts and lists its tools, and who registered it."""
     home = _home(home)
     if memory_path is None:
-        memory_path, _ = find_memory_home("claude-code", home=home)
+        memory_path = doctor_target(home)
     store = check_store(memory_path)
     report: dict[str, Any] = {"memory": str(memory_path), "store": store}
     if check_server:
@@ -334,8 +335,18 @@ def doctor(memory_path: str | os.PathLike[str] | None = None, *, home: Path | No
          and resolve_store_path(r.memory_home or "") == spath}
         for r in regs
     ]
-    report["ok"] = bool(store.get("ok")) and (not check_server or report["server"]["ok"])
+    report["ok"] = (bool(store.get("ok")) and (not check_server or report["server"]["ok"])
+                    and not any(a["problem"] for a in report["agents"]))
     return report
+
+
+def doctor_target(home: Path | None = None) -> Path:
+    """The memory ``doctor`` checks without --path: $IHMT_HOME, as every other command and
+    the server use, else the one the agents were registered with, else ~/.ihmt."""
+    env = os.environ.get("IHMT_HOME")
+    if env:
+        return Path(env).expanduser().absolute()
+    return find_memory_home("claude-code", home=_home(home))[0]
 
 
 def check_server_starts(memory_path: str | os.PathLike[str], *, timeout: float = 30.0,
@@ -555,12 +566,13 @@ class _Edit:
 def _plan_memory(mem_home: Path) -> Change:
     spath = resolve_store_path(mem_home)
     if _store_exists(mem_home):
-        count = ""
+        note = ""
         try:
-            count = f"{json.loads((spath / 'root.json').read_text('utf-8'))['n_leaves']} memories"
+            n = int(json.loads((spath / 'root.json').read_text('utf-8'))['n_leaves'])
+            note = count(n, "memory", "memories")
         except (OSError, ValueError, KeyError, TypeError):
             pass
-        return Change("memory folder", "unchanged", str(spath), note=count or "existing")
+        return Change("memory folder", "unchanged", str(spath), note=note or "existing")
     if mem_home.exists() and not mem_home.is_dir():
         raise InstallError(f"{mem_home} exists and is not a folder: choose another with --home")
     return Change("memory folder", "create", str(spath))
@@ -1063,7 +1075,8 @@ def main_print_config(argv: list[str] | None = None) -> int:
 def main_doctor(argv: list[str] | None = None) -> int:
     """``ihmt doctor [--path MEMORY] [--json]``: exit status 0 when everything is fine."""
     p = argparse.ArgumentParser(prog="ihmt doctor")
-    p.add_argument("--path", help="memory folder (default: the registered one, else ~/.ihmt)")
+    p.add_argument("--path", help="memory folder (default: $IHMT_HOME, else the registered "
+                                  "one, else ~/.ihmt)")
     p.add_argument("--no-server", action="store_true", help="skip starting the server")
     p.add_argument("--repair", action="store_true",
                    help="rebuild derived files from the leaves and fix permissions first")
@@ -1073,7 +1086,7 @@ def main_doctor(argv: list[str] | None = None) -> int:
     if args.repair:
         from ..doctor import repair_store
 
-        target = args.path or find_memory_home("claude-code", home=_home(None))[0]
+        target = args.path or doctor_target()
         repaired = repair_store(target)
         if not args.json:
             r = repaired["rebuilt"]
@@ -1100,7 +1113,8 @@ def doctor_lines(report: dict[str, Any]) -> list[str]:
     store = report["store"]
     stats = store.get("stats", {})
     out = [f"memory  {store['path']}: " + ("ok" if store.get("ok") else "PROBLEMS")
-           + (f" ({stats.get('leaves', 0)} memories, {stats.get('branches', 0)} branches, "
+           + (f" ({count(stats.get('leaves', 0), 'memory', 'memories')}, "
+              f"{count(stats.get('branches', 0), 'branch', 'branches')}, "
               f"depth {stats.get('depth', 0)})" if "leaves" in stats else "")]
     out += [f"  - {p}" for p in store.get("problems", [])]
     if store.get("interrupted_write"):
@@ -1127,7 +1141,7 @@ def doctor_lines(report: dict[str, Any]) -> list[str]:
     if not agents:
         out.append("agents  none has ihmt-memory registered: run 'ihmt install <agent>'")
     for a in agents:
-        state = a["problem"] or ("same memory" if a["same_memory"] else
+        state = f"PROBLEM: {a['problem']}" if a["problem"] else ("same memory" if a["same_memory"] else
                                  f"other memory {a['memory_home']}")
         other = "" if a["this_install"] else "; launches another installation"
         out.append(f"agent   {a['agent']} ({a['scope']}): {state}{other} [{a['config']}]")

@@ -252,3 +252,23 @@ def test_demo_counts_each_branch_once_and_ends_with_a_command_that_runs(tmp_path
         if "files opened:" in line:
             opened, total = line.split("files opened:")[1].split(" branches")[0].split(" of ")
             assert int(opened) <= int(total), line
+
+
+def test_installer_errors_read_like_every_other_command(tmp_path: Path) -> None:
+    for args in (["install", "nosuch-agent"], ["uninstall", "nosuch-agent"],
+                 ["print-config", "nosuch-agent"]):
+        r = ihmt(*args, env={"HOME": str(tmp_path)})
+        assert r.returncode == 2, (args, r.stderr)
+        assert r.stderr.startswith("ihmt: unknown agent"), r.stderr
+
+
+def test_replaces_with_several_matches_shows_each_candidate_with_its_text(tmp_path: Path) -> None:
+    store = str(tmp_path / "mem")
+    ihmt("--path", store, "save", "The staging host is db-eu-7")
+    ihmt("--path", store, "save", "The staging host for payments is db-eu-8")
+    r = ihmt("--path", store, "save", "The staging host moved to db-eu-9", "--replaces",
+             "staging host")
+    assert "several memories match" in r.stdout
+    lines = [ln for ln in r.stdout.splitlines() if ln.strip().startswith("L-")]
+    assert len(lines) == 2
+    assert any("db-eu-7" in ln for ln in lines) and any("db-eu-8" in ln for ln in lines)

@@ -109,6 +109,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 0 if filed or not results else 1
 
 
+def _clip(text: str, width: int) -> str:
+    one_line = " ".join(text.split())
+    return one_line if len(one_line) <= width else one_line[: width - 1] + "…"
+
+
 def _read_stdin() -> str:
     """Standard input as text; binary or non-UTF-8 data is refused as such a file is."""
     from ..ingest.prepare import decode_text
@@ -145,8 +150,9 @@ def cmd_save(args: argparse.Namespace) -> int:
     extra = [f"notice: {n}" for n in rep.notices] + [f"warning: {w}" for w in rep.warnings]
     extra += [f"flagged OUTDATED: {i} (corrected by {rep.ids[0]})" for i in rep.outdated]
     if rep.candidates:
-        extra.append("several memories match 'replaces'; choose with: ihmt mark-outdated "
-                     f"<old_id> {rep.ids[0]}  — candidates: {', '.join(rep.candidates)}")
+        extra.append("several memories match 'replaces'; choose the one this corrects with: "
+                     f"ihmt mark-outdated <old_id> {rep.ids[0]}")
+        extra += [f"  {i}  {_clip(mem.get(i).text, 90)}" for i in rep.candidates]
     out(args, data, "\n".join([text, *extra]))
     return 0
 

@@ -1036,8 +1036,8 @@ def _run_and_print(action: Callable[..., InstallResult], args: argparse.Namespac
                         project=Path(args.project) if args.project else None,
                         dry_run=args.dry_run, use_cli=False if args.no_cli else None)
     except IHMTError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        print(f"ihmt: {exc}", file=sys.stderr)  # the style and status of every command
+        return 2
     _print_result(result, args)
     return 0
 
@@ -1065,8 +1065,8 @@ def main_print_config(argv: list[str] | None = None) -> int:
     try:
         snippet = print_config(args.agent, memory_home=args.home)
     except IHMTError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        print(f"ihmt: {exc}", file=sys.stderr)  # the style and status of every command
+        return 2
     print(f"# {snippet.agent}: add to {snippet.where}", file=sys.stderr)
     print(snippet.text, end="")
     return 0

@@ -272,3 +272,11 @@ def test_replaces_with_several_matches_shows_each_candidate_with_its_text(tmp_pa
     lines = [ln for ln in r.stdout.splitlines() if ln.strip().startswith("L-")]
     assert len(lines) == 2
     assert any("db-eu-7" in ln for ln in lines) and any("db-eu-8" in ln for ln in lines)
+
+
+def test_search_finds_a_memory_by_its_tag(tmp_path: Path) -> None:
+    store = str(tmp_path / "mem")
+    ihmt("--path", store, "save", "We moved the job queue to RabbitMQ", "--tag", "decision")
+    ihmt("--path", store, "save", "Lunch is at noon on Fridays")
+    data = json.loads(ihmt("--path", store, "--json", "search", "decision").stdout)
+    assert data["status"] == "FOUND" and "RabbitMQ" in data["hits"][0]["text"]

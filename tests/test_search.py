@@ -337,3 +337,19 @@ def test_not_found_holds_at_one_two_and_three_memories(mem: Memory, n: int) -> N
     assert "Postgres" in found.hits[0].text
     assert mem.search("kafka tuning for postgres").status == "NOT_FOUND"
     assert mem.search("xylophone quantum").status == "NOT_FOUND"
+
+
+def test_a_memory_is_found_through_its_tags_before_and_after_a_rebuild(tmp_path) -> None:
+    m = Memory.open(tmp_path / "s", create=True, config={"branch_factor": 2})
+    tagged = m.save("We moved the job queue to RabbitMQ last sprint.",
+                    tags=["decision", "on-call"]).ids[0]
+    for i in range(6):
+        m.save(f"Routine note {i}: the plants on floor {i} were watered.")
+    m.consolidate(force=True)
+    for _ in range(2):
+        res = m.search("decision")
+        assert res.status == "FOUND" and res.hits[0].id == tagged
+        assert m.search("on-call").hits[0].id == tagged
+        assert m.search("rabbitmq decision").hits[0].id == tagged
+        m.rebuild()  # the derived index is rebuilt from the leaves with the same words
+    m.close()

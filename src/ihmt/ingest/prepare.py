@@ -17,7 +17,7 @@ from ..errors import InputError, SecretError
 from ..model import DATA_TYPES, Leaf
 from ..store import files
 from ..store.leaves import checksum
-from ..text import term_counts
+from ..text import memory_terms
 from .dates import parse_date_arg
 from .detect import detect
 from .split import split
@@ -201,7 +201,7 @@ def make_leaves(text: str, config: Config, *, data_type: str, domain: str, date:
             span={"start_line": ch.start_line, "end_line": ch.end_line} if source else None,
             checksum=checksum(ch.text), source=source, extra=extra,
         )
-        out.append((leaf, term_counts(ch.text, config.stemmer)))
+        out.append((leaf, memory_terms(ch.text, leaf_tags, config.stemmer)))
     if not out:
         raise InputError("nothing to save: the content is empty or only whitespace")
     return out

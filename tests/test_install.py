@@ -448,3 +448,28 @@ def test_doctor_exits_non_zero_when_it_prints_a_problem(home: Path, tmp_path: Pa
     (home / ".claude.json").write_text("{ not json")
     r = _doctor_cli(home, "--path", str(store))
     assert "PROBLEM" in r.stdout and r.returncode == 1, r.stdout
+
+
+def _cli(home: Path, cwd: Path, *args: str):
+    import subprocess
+
+    env = {**os.environ, "HOME": str(home), "USERPROFILE": str(home)}
+    env.pop("IHMT_HOME", None)
+    return subprocess.run([sys.executable, "-m", "ihmt.faces.cli", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120, env=env)
+
+
+def test_project_agents_md_block_stays_while_another_agent_reads_it(home: Path) -> None:
+    project = Path.cwd()
+    for agent in ("codex", "opencode"):
+        r = _cli(home, project, "install", agent, "--scope", "project", "--no-cli")
+        assert r.returncode == 0, r.stderr
+    agents_md = project / "AGENTS.md"
+    assert "<!-- ihmt-memory:begin" in agents_md.read_text()
+    r = _cli(home, project, "uninstall", "codex", "--scope", "project", "--no-cli")
+    assert r.returncode == 0, r.stderr
+    assert "<!-- ihmt-memory:begin" in agents_md.read_text()  # opencode still reads it
+    assert "opencode" in r.stdout
+    r = _cli(home, project, "uninstall", "opencode", "--scope", "project", "--no-cli")
+    assert r.returncode == 0, r.stderr
+    assert not agents_md.exists() or "ihmt-memory" not in agents_md.read_text()

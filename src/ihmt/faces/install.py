@@ -243,12 +243,34 @@ def uninstall(agent: str, scope: str = "user", *, home: Path | None = None,
         edits.append((edit.change("mcp entry"), edit))
     instr = instructions_path(agent, scope, home, project)
     iedit = _Edit(instr, _read_text(instr), None)
-    iedit.new = _without_block(iedit.old)
-    edits.append((iedit.change("instructions"), iedit))
+    sharing = _sharing_instructions(agent, scope, home, project)
+    iedit.new = iedit.old if sharing else _without_block(iedit.old)
+    ichange = iedit.change("instructions")
+    if sharing:
+        ichange.note = f"kept: {', '.join(sharing)} ({scope}) still reads it"
+    edits.append((ichange, iedit))
     result.changes = [c for c, _ in edits]
     if not dry_run:
         _apply(edits, None, project if scope == "project" else None)
     return result
+
+
+def _sharing_instructions(agent: str, scope: str, home: Path, project: Path) -> list[str]:
+    """The other agents installed in ``scope`` whose instructions file is ``agent``'s (in a
+    project, Codex and opencode both read AGENTS.md): its block stays while they need it. An
+    agent whose configuration cannot be read counts as installed: nothing is lost."""
+    mine = instructions_path(agent, scope, home, project)
+    out = []
+    for other in WRITABLE_AGENTS:
+        if other == agent or instructions_path(other, scope, home, project) != mine:
+            continue
+        try:
+            installed = _read_entry(other, config_path(other, scope, home, project)) is not None
+        except InstallError:
+            installed = True
+        if installed:
+            out.append(other)
+    return out
 
 
 def print_config(agent: str, *, memory_home: str | os.PathLike[str] | None = None,

@@ -501,7 +501,7 @@ def _read_entry(agent: str, path: Path) -> dict[str, Any] | None:
     if agent == "codex":
         data = _toml_loads(text, path)
     else:
-        data = _json_loads(text, path)
+        data = _json_loads(text, path, jsonc=True)
     servers = data.get(_CONTAINER[agent])
     entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
     return entry if isinstance(entry, dict) else None
@@ -607,9 +607,9 @@ def _plan_entry(agent: str, path: Path, entry: dict[str, Any],
         return _Edit(path, old, old)
     if agent == "codex":
         return _Edit(path, old, _toml_with_entry(old, entry, path))
-    if path.suffix == ".jsonc" and old is not None:
-        _json_loads(old, path)  # refuses comments with a clear message
-    data = _json_loads(old, path) if old and old.strip() else {}
+    snippet = json.dumps({SERVER_NAME: entry}, indent=2, ensure_ascii=False)
+    by_hand = f"Add this inside its {_CONTAINER[agent]!r} object by hand:\n{snippet[2:-2]}\n"
+    data = _json_loads(old, path, by_hand=by_hand) if old and old.strip() else {}
     servers = data.get(_CONTAINER[agent])
     if servers is None:
         servers = data[_CONTAINER[agent]] = {}
@@ -625,8 +625,9 @@ def _without_entry(agent: str, path: Path, old: str | None) -> str | None:
     if agent == "codex":
         new = _toml_without_entry(old, path)
         return new if new.strip() else None
-    data = _json_loads(old, path)
     container = _CONTAINER[agent]
+    data = _json_loads(old, path, by_hand=f"Remove the {SERVER_NAME!r} entry from its "
+                                          f"{container!r} object by hand.")
     servers = data.get(container)
     if isinstance(servers, dict):
         servers.pop(SERVER_NAME, None)
@@ -767,15 +768,65 @@ def _without_block(text: str | None) -> str | None:
 
 
 # ---------------------------------------------------------------------- JSON
-def _json_loads(text: str, path: Path) -> dict[str, Any]:
+def _json_loads(text: str, path: Path, *, jsonc: bool = False,
+                by_hand: str | None = None) -> dict[str, Any]:
+    """The JSON object in ``text``. ``jsonc``: comments and trailing commas (which opencode
+    accepts) are read too. Otherwise such a file is refused with ``by_hand``, the exact edit
+    to make, since rewriting it would lose the user's comments."""
     try:
         data = json.loads(text)
     except ValueError as exc:
-        raise InstallError(f"{path} is not plain JSON ({exc}); comments or a syntax error? "
-                           "Fix it, or add the entry by hand ('ihmt print-config')") from exc
+        try:
+            data = json.loads(_jsonc_to_json(text))
+        except ValueError:
+            raise InstallError(f"{path} is not valid JSON ({exc}); fix it, or add the entry "
+                               "by hand ('ihmt print-config')") from exc
+        if not jsonc:
+            raise InstallError(
+                f"{path} has comments or trailing commas (JSONC); IHMT does not rewrite it, so "
+                f"they are kept. {by_hand or 'Edit it by hand.'}\nThen run 'ihmt doctor'."
+            ) from exc
     if not isinstance(data, dict):
         raise InstallError(f"{path} does not hold a JSON object; fix it by hand")
     return data
+
+
+def _jsonc_to_json(text: str) -> str:
+    """JSONC as plain JSON: ``//`` and ``/* */`` comments and trailing commas removed
+    (outside strings)."""
+    out: list[str] = []
+    pending_comma = False  # a comma kept back until the next token shows it is not trailing
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            while i < n and text[i] != "\n":
+                i += 1
+            continue
+        if text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+            continue
+        if c.isspace():
+            out.append(c)
+            i += 1
+            continue
+        if pending_comma and c not in "}]":
+            out.append(",")
+        pending_comma = False
+        if c == ",":
+            pending_comma = True
+            i += 1
+        elif c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out) + ("," if pending_comma else "")
 
 
 def _json_dumps(data: dict[str, Any], like: str | None) -> str:
@@ -1165,6 +1216,6 @@ def doctor_lines(report: dict[str, Any]) -> list[str]:
     for a in agents:
         state = f"PROBLEM: {a['problem']}" if a["problem"] else ("same memory" if a["same_memory"] else
                                  f"other memory {a['memory_home']}")
-        other = "" if a["this_install"] else "; launches another installation"
+        other = "" if a["this_install"] or a["problem"] else "; launches another installation"
         out.append(f"agent   {a['agent']} ({a['scope']}): {state}{other} [{a['config']}]")
     return out

@@ -779,7 +779,7 @@ def _json_loads(text: str, path: Path, *, jsonc: bool = False,
         try:
             data = json.loads(_jsonc_to_json(text))
         except ValueError:
-            raise InstallError(f"{path} is not valid JSON ({exc}); fix it, or add the entry "
+            raise InstallError(f"{path} is not plain JSON ({exc}); fix it, or add the entry "
                                "by hand ('ihmt print-config')") from exc
         if not jsonc:
             raise InstallError(

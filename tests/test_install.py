@@ -496,3 +496,16 @@ def test_opencode_jsonc_is_kept_with_exact_instructions_then_read(home: Path,
     d = _cli(home, Path.cwd(), "doctor", "--no-server", "--path", str(store))
     assert "opencode (user): same memory" in d.stdout, d.stdout
     assert "PROBLEM" not in d.stdout and d.returncode == 0
+
+
+def test_doctor_problems_count_one_as_one(tmp_path: Path) -> None:
+    mem = Memory.open(tmp_path, create=True, config={"branch_factor": 2})
+    for i in range(5):
+        mem.save(f"Fact number {i}: the {i}th widget is painted colour{i}.",
+                 content_type="generic")
+    leaf = next((tmp_path / "ihmt_memory" / "layer_0").rglob("L-*.txt"))
+    stray = leaf.with_name("L-general-0123456789ab.txt")
+    stray.write_text(leaf.read_text().replace(leaf.stem, stray.stem))
+    problems = check_store(tmp_path)["problems"]
+    assert any(p.startswith("1 memory file is not reachable") for p in problems), problems
+    assert not any("(s)" in p or "leaf" in p for p in problems), problems

@@ -164,5 +164,5 @@ def test_print_config_hooks(home: Path, memory: Path, capsys: pytest.CaptureFixt
     data = json.loads(capsys.readouterr().out)
     [h] = ours(data, "UserPromptSubmit")
     assert h["command"].endswith(f"--path {memory} hook prompt-submit")
-    assert inst.main_print_config(["cursor", "--hooks"]) == 1
+    assert inst.main_print_config(["cursor", "--hooks"]) == 2  # the CLI's error status
     assert "no command hooks for cursor" in capsys.readouterr().err

@@ -138,6 +138,7 @@ def test_unclear_replaces_lists_candidates_for_mark_outdated(agent: Agent) -> No
     ("save_memory", {"content": ["a", "list"]}, "valid string"),
     ("save_memory", {"content": "hello there", "content_type": "poem"}, "content_type"),
     ("save_memory", {"content": "x" * (SMALL_LIMIT + 1)}, "byte limit"),
+    ("save_memory", {"content": "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"}, "binary data"),
     ("mark_outdated", {"old_id": "L-general-000000000000"}, "Field required"),
 ])
 def test_errors_are_tool_errors_and_the_server_keeps_serving(

@@ -320,3 +320,36 @@ def test_band_statistics_match_the_leaves_below(tmp_path) -> None:
                 assert br.band_signatures(key[0])[key[1]] == (mx, mn, df, mask)
             checked += 1
     assert checked > 20
+
+
+FIRST_MEMORIES = ["We chose Postgres for billing because invoices need transactions.",
+                  "The team lunch is on Fridays at noon.",
+                  "Deploys run from the main branch every Tuesday."]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_not_found_holds_at_one_two_and_three_memories(mem: Memory, n: int) -> None:
+    # The save tool's own example query: idf cannot rank words among so few memories.
+    for text in FIRST_MEMORIES[:n]:
+        mem.save(text)
+    found = mem.search("postgres billing decision")
+    assert found.status == "FOUND", found.message
+    assert "Postgres" in found.hits[0].text
+    assert mem.search("kafka tuning for postgres").status == "NOT_FOUND"
+    assert mem.search("xylophone quantum").status == "NOT_FOUND"
+
+
+def test_a_memory_is_found_through_its_tags_before_and_after_a_rebuild(tmp_path) -> None:
+    m = Memory.open(tmp_path / "s", create=True, config={"branch_factor": 2})
+    tagged = m.save("We moved the job queue to RabbitMQ last sprint.",
+                    tags=["decision", "on-call"]).ids[0]
+    for i in range(6):
+        m.save(f"Routine note {i}: the plants on floor {i} were watered.")
+    m.consolidate(force=True)
+    for _ in range(2):
+        res = m.search("decision")
+        assert res.status == "FOUND" and res.hits[0].id == tagged
+        assert m.search("on-call").hits[0].id == tagged
+        assert m.search("rabbitmq decision").hits[0].id == tagged
+        m.rebuild()  # the derived index is rebuilt from the leaves with the same words
+    m.close()

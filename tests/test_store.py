@@ -176,12 +176,13 @@ def test_safe_name_normalises() -> None:
     assert safe_name("my domain!") == "my-domain"
 
 
-def test_lone_surrogates_and_nul_are_cleaned_not_crashing(mem: Memory) -> None:
-    rep = mem.save("broken \ud800 half and a \x00 nul")
+def test_lone_surrogates_are_cleaned_and_nul_is_refused_as_binary(mem: Memory) -> None:
+    rep = mem.save("broken \ud800 half")
     assert any("surrogate" in w for w in rep.warnings)
-    assert any("NUL" in w for w in rep.warnings)
-    text = mem.get(rep.ids[0]).text
-    assert "\ufffd" in text and "\x00" not in text
+    assert "\ufffd" in mem.get(rep.ids[0]).text
+    # A NUL marks binary data, refused as a binary file given by its path is (issue 21).
+    with pytest.raises(InputError, match="binary data"):
+        mem.save("broken \ud800 half and a \x00 nul")
 
 
 def test_oversized_input_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
@@ -261,3 +262,12 @@ def test_write_all_finishes_short_writes_and_refuses_a_stuck_descriptor(
             files.write_all(fd, b"more")
     finally:
         os.close(fd)
+
+
+@pytest.mark.parametrize("call", ["save", "ingest_text"])
+def test_binary_content_is_refused_by_the_library_like_a_binary_file(mem: Memory,
+                                                                     call: str) -> None:
+    png = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR").decode("latin-1")
+    with pytest.raises(InputError, match="binary data"):
+        getattr(mem, call)(png)
+    assert mem.stats()["leaves"] == 0

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import DamagedFileError, StoreError
+from .render import count
 from .store.leaves import checksum, read_leaf
 from .store.store import Store, resolve_store_path
 from .timeline.facts import FactTimeline
@@ -62,7 +63,7 @@ def check_store(path: str | os.PathLike[str]) -> dict[str, Any]:
         layer = int(entry.get("layer", 0))
         if layer == 0:
             reachable[node_id] = parent
-            depth = max(depth, level)
+            depth = max(depth, level - 1)  # branch levels above it, as ``stats`` counts
             continue
         if node_id in branches_seen:
             continue
@@ -83,32 +84,34 @@ def check_store(path: str | os.PathLike[str]) -> dict[str, Any]:
     quarantined = sorted(p.name for p in qdir.glob("L-*")) if qdir.is_dir() else []
 
     if unreachable:
-        problems.append(f"{len(unreachable)} leaf file(s) are not reachable from the root, so "
+        problems.append(f"{_are(len(unreachable), 'memory file')} not reachable from the root, so "
                         "no search can find them: run 'ihmt rebuild'")
     if missing:
-        problems.append(f"{len(missing)} leaf(s) the tree points at have no file: "
+        problems.append(f"{count(len(missing), 'memory', 'memories')} the tree points at "
+                        f"{'has' if len(missing) == 1 else 'have'} no file: "
                         "run 'ihmt rebuild'")
     if damaged_leaves:
-        problems.append(f"{len(damaged_leaves)} leaf file(s) cannot be parsed; 'ihmt rebuild' "
+        problems.append(f"{count(len(damaged_leaves), 'memory file')} cannot be parsed; 'ihmt rebuild' "
                         "moves them to quarantine/ (their text is kept)")
     if damaged_branches:
-        problems.append(f"{len(damaged_branches)} branch file(s) are missing or damaged: "
+        problems.append(f"{_are(len(damaged_branches), 'branch file')} missing or damaged: "
                         "run 'ihmt rebuild'")
     catalog_ids = {i for i, e in store.catalog().items() if e.get("kind", "leaf") == "leaf"
                    and not i.startswith("N")}
     not_in_catalog = sorted(set(on_disk) - catalog_ids)
     if not_in_catalog:
-        problems.append(f"{len(not_in_catalog)} leaf file(s) are missing from the catalog: "
+        problems.append(f"{_are(len(not_in_catalog), 'memory file')} missing from the catalog: "
                         "run 'ihmt doctor --repair' (or 'ihmt rebuild')")
     timeline = FactTimeline(store.state_dir)
     dangling_facts = sorted({f.source for f in timeline.facts()
                              if f.source and f.source not in on_disk})
     if dangling_facts:
-        problems.append(f"{len(dangling_facts)} fact source(s) name no leaf: run 'ihmt doctor "
+        problems.append(f"{count(len(dangling_facts), 'fact source')} "
+                        f"name{'s' if len(dangling_facts) == 1 else ''} no memory: run 'ihmt doctor "
                         "--repair' to rebuild the timeline from the leaves")
     loose = _loose_permissions(spath)
     if loose:
-        problems.append(f"{len(loose)} file(s) or folder(s) are readable by other users: run "
+        problems.append(f"{_are(len(loose), 'file or folder', 'files or folders')} readable by other users: run "
                         "'ihmt doctor --repair' (folders 0700, files 0600)")
     semantic = _semantic_report(store, on_disk)
     problems.extend(semantic.pop("problems"))
@@ -175,6 +178,11 @@ def repair_store(path: str | os.PathLike[str]) -> dict[str, Any]:
             pass
     mem.close()
     return {"rebuilt": rebuilt, "permissions_fixed": fixed, "embeddings": embeddings}
+
+
+def _are(n: int, one: str, many: str | None = None) -> str:
+    """ "1 memory file is", "3 memory files are"."""
+    return f"{count(n, one, many)} {'is' if n == 1 else 'are'}"
 
 
 def _loose_permissions(root: Path, limit: int | None = 1000) -> list[str]:

@@ -12,6 +12,11 @@ from .model import Hit, SearchResult
 from .text import clip, count_tokens
 
 
+def count(n: int, one: str, many: str | None = None) -> str:
+    """``n`` and the noun it counts, singular for exactly one: "1 memory", "3 memories"."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
 def safe(text: str) -> str:
     """Text for output with anything that looks like a credential replaced."""
     from .secrets import redact
@@ -25,10 +30,15 @@ def _line(h: Hit, width: int = 110) -> str:
     return f"[{h.when}] {h.domain}{src}{flag} · {clip(safe(h.excerpt or h.title), width)}"
 
 
+CLUE_HINT = "<a place, date, project or other detail>"
+
+
 def compact_answer(result: SearchResult, max_tokens: int = 900, *, full: bool = False,
-                   others: int = 5) -> str:
+                   others: int = 5, clue_syntax: str = "clue='{}'") -> str:
     """The answer an agent reads: status, the best memory in full (clipped to the budget),
-    its notices, then one line per other match. ``full`` adds ids, paths and excerpts."""
+    its notices, then one line per other match. ``full`` adds ids, paths and excerpts.
+    ``clue_syntax`` is how the reader passes a clue: the tool's argument by default, a
+    command line for the CLI."""
     if result.status == "NOT_FOUND":
         lines = [f"NOT FOUND: {result.message or 'nothing in memory matches'}."]
         if result.hits:
@@ -40,8 +50,7 @@ def compact_answer(result: SearchResult, max_tokens: int = 900, *, full: bool = 
         for i, h in enumerate(result.hits[:6], 1):
             ident = f" (id {h.id})" if full else ""
             lines.append(f"{i}. {_line(h, 100)}{ident}")
-        lines.append("Call again with clue='<a place, date, project or other detail>' "
-                     "to choose; do not guess.")
+        lines.append(f"Call again with {clue_syntax.format(CLUE_HINT)} to choose; do not guess.")
         return "\n".join(lines)
     best = result.hits[0]
     head = f"[{best.when}] {best.domain}" + (f" · {best.source}" if best.source else "")

@@ -105,6 +105,15 @@ def term_counts(text: str, stemmer: str = "english") -> Counter[str]:
     return Counter(tokenize(text, stemmer))
 
 
+def memory_terms(text: str, tags: list[str], stemmer: str = "english") -> Counter[str]:
+    """The words a memory is indexed under: its text's, plus once each the words of its
+    tags, so that a memory tagged ``decision`` is found by "decision"."""
+    tf = term_counts(text, stemmer)
+    for t in set(tokenize(" ".join(tags), stemmer)):
+        tf[t] += 1
+    return tf
+
+
 def count_tokens(text: str) -> int:
     """Estimated LLM tokens: about four characters each. Budgets need consistency, not exactness."""
     return (len(text) + 3) // 4

@@ -10,6 +10,7 @@ import argparse
 import json
 import logging
 import os
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any
 from .. import __version__
 from ..errors import IHMTError, InputError
 from ..memory import Memory, default_home
-from ..render import compact_answer, result_dict
+from ..render import compact_answer, count, result_dict
 
 Handler = Callable[[argparse.Namespace], int]
 COMMANDS: dict[str, Handler] = {}
@@ -59,7 +60,7 @@ def cmd_init(args: argparse.Namespace) -> int:
     mem = Memory.initialize(store_path(args), force=args.force, **cfg)
     st = mem.stats()
     out(args, {"path": st["path"], "leaves": st["leaves"], "config": st["config"]},
-        f"store ready at {st['path']} ({st['leaves']} memories)")
+        f"store ready at {st['path']} ({count(st['leaves'], 'memory', 'memories')})")
     return 0
 
 
@@ -69,7 +70,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     tags = args.tag or []
     results: list[dict[str, Any]] = []
     if args.paths == ["-"]:
-        text = sys.stdin.read()
+        text = _read_stdin()
         rep = mem.ingest_text(text, source="stdin", domain=args.domain, data_type=args.type,
                               tags=tags)
         results.append({"path": "-", "leaves": len(rep.ids), "new": rep.new,
@@ -85,7 +86,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             for item in mem.ingest_paths(items, domain=args.domain, data_type=args.type,
                                          tags=tags):
                 if item.skipped:
-                    print(f"skipped {item.path}: {item.skipped}", file=sys.stderr)
+                    reason = item.skipped.removeprefix(f"{item.path}: ")
+                    print(f"skipped {item.path}: {reason}", file=sys.stderr)
                 done.append(item)
                 bar.advance(task)
         # Reports of a bulk load are complete once the block has committed.
@@ -100,11 +102,23 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if not args.no_consolidate:
         mem.consolidate()
     filed = [r for r in results if "skipped" not in r]
-    lines = [f"{r['path']}: {r['leaves']} leaves ({r['new']} new) -> {r['domain']} [{r['type']}]"
-             for r in filed]
+    lines = [f"{r['path']}: {count(r['leaves'], 'memory', 'memories')} ({r['new']} new) -> "
+             f"{r['domain']} [{r['type']}]" for r in filed]
     lines.append(f"{len(filed)} ingested, {len(results) - len(filed)} skipped")
     out(args, {"files": results}, "\n".join(lines))
     return 0 if filed or not results else 1
+
+
+def _clip(text: str, width: int) -> str:
+    one_line = " ".join(text.split())
+    return one_line if len(one_line) <= width else one_line[: width - 1] + "…"
+
+
+def _read_stdin() -> str:
+    """Standard input as text; binary or non-UTF-8 data is refused as such a file is."""
+    from ..ingest.prepare import decode_text
+
+    return decode_text(sys.stdin.buffer.read(), "stdin: binary data, not saved", "stdin")
 
 
 def _expand(paths: Sequence[str]) -> list[str]:
@@ -122,20 +136,23 @@ def _stderr_console():
 @command("save")
 def cmd_save(args: argparse.Namespace) -> int:
     mem = open_memory(args, create=True)
-    content = sys.stdin.read() if args.content == "-" else args.content
+    content = _read_stdin() if args.content == "-" else args.content
     rep = mem.save(content, date=args.date, domain=args.domain, tags=args.tag or [],
                    replaces=args.replaces, states=args.states)
     data = {"ids": rep.ids, "new": rep.new, "duplicates": rep.duplicates, "domain": rep.domain,
             "type": rep.data_type, "date": rep.date, "notices": rep.notices,
             "warnings": rep.warnings, "outdated": rep.outdated, "candidates": rep.candidates}
-    text = f"saved {rep.new} leaf(s) in {rep.domain} [{rep.data_type}] dated {rep.date or 'undated'}"
+    ids = ", ".join(rep.ids)
+    text = (f"saved {count(rep.new, 'memory', 'memories')} in {rep.domain} [{rep.data_type}] "
+            f"dated {rep.date or 'undated'} (id {ids})")
     if rep.duplicates:
         text += f"; {rep.duplicates} already stored"
     extra = [f"notice: {n}" for n in rep.notices] + [f"warning: {w}" for w in rep.warnings]
     extra += [f"flagged OUTDATED: {i} (corrected by {rep.ids[0]})" for i in rep.outdated]
     if rep.candidates:
-        extra.append("several memories match 'replaces'; choose with: ihmt mark-outdated "
-                     f"<old_id> {rep.ids[0]}  — candidates: {', '.join(rep.candidates)}")
+        extra.append("several memories match 'replaces'; choose the one this corrects with: "
+                     f"ihmt mark-outdated <old_id> {rep.ids[0]}")
+        extra += [f"  {i}  {_clip(mem.get(i).text, 90)}" for i in rep.candidates]
     out(args, data, "\n".join([text, *extra]))
     return 0
 
@@ -146,8 +163,9 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
     created = mem.consolidate(force=args.force)
     st = mem.stats()
     out(args, {"created": created, "stats": st},
-        f"{len(created)} branch(es) written; {st['branches']} branches, depth {st['depth']}, "
-        f"{st['top_nodes']} node(s) at the trunk")
+        f"{count(len(created), 'branch', 'branches')} written; "
+        f"{count(st['branches'], 'branch', 'branches')}, depth {st['depth']}, "
+        f"{count(st['top_nodes'], 'entry', 'entries')} at the top")
     return 0
 
 
@@ -159,15 +177,16 @@ def cmd_search(args: argparse.Namespace) -> int:
         out(args, result_dict(res))
     else:
         print(compact_answer(res, mem.config.output_max_tokens, full=args.full,
-                             others=args.top_k - 1))
+                             others=args.top_k - 1, clue_syntax=_clue_syntax(args.query)))
         print(_cost_line(res))
     return 0
 
 
 def _cost_line(res: Any) -> str:
     path = " > ".join(res.best.path) if res.best else "-"
-    return (f"-- {res.node_reads} of {res.total_nodes} branch files opened, "
-            f"{res.leaf_reads} of {res.total_leaves} leaves read · path {path}")
+    return (f"-- {res.node_reads} of {count(res.total_nodes, 'branch file')} opened, "
+            f"{res.leaf_reads} of {count(res.total_leaves, 'memory', 'memories')} read · "
+            f"path {path}")
 
 
 @command("ask")
@@ -176,7 +195,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     interactive = args.clue is None and sys.stdin.isatty() and not args.json
 
     def provider(res: Any) -> str | None:
-        print(compact_answer(res, mem.config.output_max_tokens))
+        print(compact_answer(res, mem.config.output_max_tokens,
+                             clue_syntax="a clue typed below ({})"))
         try:
             return input("clue (empty to stop)> ")
         except EOFError:
@@ -187,9 +207,15 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.json:
         out(args, result_dict(res))
     else:
-        print(compact_answer(res, mem.config.output_max_tokens, others=args.top_k - 1))
+        print(compact_answer(res, mem.config.output_max_tokens, others=args.top_k - 1,
+                             clue_syntax=_clue_syntax(args.query)))
         print(_cost_line(res))
     return 0
+
+
+def _clue_syntax(query: str) -> str:
+    """How a CLI user gives the clue an AMBIGUOUS answer asks for."""
+    return f"ihmt ask {shlex.quote(query)} --clue '{{}}'"
 
 
 def _fact_dict(f: Any) -> dict[str, Any]:
@@ -226,7 +252,7 @@ def cmd_mark_outdated(args: argparse.Namespace) -> int:
 def cmd_tree(args: argparse.Namespace) -> int:
     mem = open_memory(args)
     tree = mem.tree(depth=args.depth)
-    lines = [f"root ({tree['leaves']} memories)"]
+    lines = [f"root ({count(tree['leaves'], 'memory', 'memories')})"]
 
     def walk(node: dict[str, Any], indent: int) -> None:
         span = node.get("date_from") or ""
@@ -247,8 +273,9 @@ def cmd_tree(args: argparse.Namespace) -> int:
 @command("stats")
 def cmd_stats(args: argparse.Namespace) -> int:
     st = open_memory(args).stats()
-    text = (f"{st['path']}\n{st['leaves']} memories, {st['branches']} branches, depth "
-            f"{st['depth']}, {st['top_nodes']} node(s) at the trunk\ndomains: "
+    text = (f"{st['path']}\n{count(st['leaves'], 'memory', 'memories')}, "
+            f"{count(st['branches'], 'branch', 'branches')}, depth {st['depth']}, "
+            f"{count(st['top_nodes'], 'entry', 'entries')} at the top\ndomains: "
             + ", ".join(f"{d} {n}" for d, n in st["domains"].items()))
     out(args, st, text)
     return 0
@@ -260,7 +287,8 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     if getattr(args, "embeddings", False) and not mem.semantic.active:
         raise InputError(mem.semantic.reason)
     rep = mem.rebuild()
-    text = (f"rebuilt from {rep['leaves']} leaves: {rep['branches']} branches, "
+    text = (f"rebuilt from {count(rep['leaves'], 'memory', 'memories')}: "
+            f"{count(rep['branches'], 'branch', 'branches')}, "
             f"{len(rep['quarantined'])} quarantined")
     if getattr(args, "embeddings", False):
         from rich.progress import Progress
@@ -316,72 +344,97 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------- parsing
+def _global_options() -> argparse.ArgumentParser:
+    """--path and --json, accepted before or after the subcommand (split_globals reads them;
+    the parsers declare them so that every --help shows them)."""
+    g = argparse.ArgumentParser(add_help=False)
+    o = g.add_argument_group("global options (before or after the command)")
+    o.add_argument("--path", metavar="FOLDER",
+                   help="the memory folder (default: $IHMT_HOME/ihmt_memory, IHMT_HOME "
+                        "defaulting to ~/.ihmt)")
+    o.add_argument("--json", action="store_true", help="machine-readable JSON output")
+    return g
+
+
 def build_parser() -> argparse.ArgumentParser:
+    glob = _global_options()
     p = argparse.ArgumentParser(prog="ihmt", description="Long-term memory for AI agents, "
-                                "kept as a tree of plain files.")
+                                "kept as a tree of plain files.", parents=[glob])
     p.add_argument("--version", action="version", version=f"ihmt {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    s = sub.add_parser("init", help="create the store")
-    s.add_argument("--branch-factor", type=int)
-    s.add_argument("--target-tokens", type=int)
+    def cmd(name: str, text: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=text, description=text, parents=[glob])
+
+    s = cmd("init", "create the store")
+    s.add_argument("--branch-factor", type=int, metavar="N",
+                   help="children per branch before a summary groups them")
+    s.add_argument("--target-tokens", type=int, metavar="N",
+                   help="the size long texts are cut to, in tokens")
     s.add_argument("--force", action="store_true",
                    help="reset derived files (leaves are kept) and write the config")
 
-    s = sub.add_parser("ingest", help="ingest files, folders or stdin ('-')")
-    s.add_argument("paths", nargs="+")
-    s.add_argument("--domain")
+    s = cmd("ingest", "ingest files, folders or stdin ('-')")
+    s.add_argument("paths", nargs="+", metavar="PATH",
+                   help="files or folders (walked recursively); '-' reads text from stdin")
+    s.add_argument("--domain", help="file everything under this domain (default: detected)")
     s.add_argument("--type", choices=["code", "narrative", "clinical", "personal", "process",
-                                      "generic"])
-    s.add_argument("--tag", action="append")
-    s.add_argument("--no-consolidate", action="store_true")
+                                      "generic"], help="the kind of content (default: detected)")
+    s.add_argument("--tag", action="append", help="a label to attach; repeat for several")
+    s.add_argument("--no-consolidate", action="store_true",
+                   help="do not write branch summaries now (run 'ihmt consolidate' later)")
 
-    s = sub.add_parser("save", help="save one memory ('-' reads stdin)")
-    s.add_argument("content")
-    s.add_argument("--date")
-    s.add_argument("--domain")
-    s.add_argument("--tag", action="append")
+    s = cmd("save", "save one memory ('-' reads stdin)")
+    s.add_argument("content", help="the text to remember, or '-' to read it from stdin")
+    s.add_argument("--date", help="when it happened or was true (default: a date in the text, "
+                                  "else today)")
+    s.add_argument("--domain", help="file it under this domain (default: detected)")
+    s.add_argument("--tag", action="append", help="a label to attach; repeat for several")
     s.add_argument("--replaces", help="a few words describing the memory this one corrects")
     s.add_argument("--states", metavar="'SUBJECT :: ATTRIBUTE = VALUE'",
                    help="the fact this memory states, e.g. 'user :: employer = Initech'")
 
-    s = sub.add_parser("consolidate", help="run pending Summarization Events")
+    s = cmd("consolidate", "run pending Summarization Events")
     s.add_argument("--force", action="store_true", help="also close partial groups")
 
-    s = sub.add_parser("search", help="walk the tree for a query")
-    s.add_argument("query")
-    s.add_argument("--top-k", type=int, default=5)
+    s = cmd("search", "walk the tree for a query")
+    s.add_argument("query", help="words to look for")
+    s.add_argument("--top-k", type=int, default=5, metavar="N",
+                   help="how many matches to show (default 5)")
     s.add_argument("--full", action="store_true", help="ids, tree paths and excerpts")
 
-    s = sub.add_parser("ask", help="search with the clue loop (interactive at a terminal)")
-    s.add_argument("query")
-    s.add_argument("--clue")
-    s.add_argument("--top-k", type=int, default=5)
+    s = cmd("ask", "search with the clue loop (interactive at a terminal)")
+    s.add_argument("query", help="words to look for")
+    s.add_argument("--clue", help="a detail that picks one of several matches")
+    s.add_argument("--top-k", type=int, default=5, metavar="N",
+                   help="how many matches to show (default 5)")
 
-    s = sub.add_parser("facts", help="the fact timeline")
-    s.add_argument("--subject")
-    s = sub.add_parser("conflicts", help="what changed over time")
-    s.add_argument("--subject")
-    s = sub.add_parser("mark-outdated", help="flag a memory as corrected by another")
-    s.add_argument("old_id")
-    s.add_argument("new_id")
+    s = cmd("facts", "the fact timeline")
+    s.add_argument("--subject", help="only facts about this subject")
+    s = cmd("conflicts", "what changed over time")
+    s.add_argument("--subject", help="only changes about this subject")
+    s = cmd("mark-outdated", "flag a memory as corrected by another")
+    s.add_argument("old_id", help="the id of the memory that is no longer true")
+    s.add_argument("new_id", help="the id of the memory that corrects it")
 
-    s = sub.add_parser("tree", help="outline of the hierarchy")
-    s.add_argument("--depth", type=int)
+    s = cmd("tree", "outline of the hierarchy")
+    s.add_argument("--depth", type=int, metavar="N", help="show only N levels")
 
-    sub.add_parser("stats", help="counts, depth, domains")
-    s = sub.add_parser("rebuild", help="rebuild catalog, branches and trunk from the leaves")
+    cmd("stats", "counts, depth, domains")
+    s = cmd("rebuild", "rebuild catalog, branches and trunk from the leaves")
     s.add_argument("--embeddings", action="store_true",
                    help="also recompute the semantic vectors (needs ihmt[semantic])")
-    s = sub.add_parser("sync", help="git history and sync across machines: sync init "
-                       "[--remote URL], sync [--remote NAME], sync --status")
-    s.add_argument("action", nargs="?", choices=["init"])
+    s = cmd("sync", "git history and sync across machines: sync init [--remote URL], "
+            "sync [--remote NAME], sync --status")
+    s.add_argument("action", nargs="?", choices=["init"],
+                   help="init: make the memory folder a git repository")
     s.add_argument("--remote", help="init: the remote's URL or path; sync: its name")
     s.add_argument("--status", action="store_true", help="ahead/behind, last sync (no network)")
-    s = sub.add_parser("history", help="what was saved and changed, from the git history")
+    s = cmd("history", "what was saved and changed, from the git history")
     s.add_argument("--since", help="only commits since this date (2026-02-03)")
-    s.add_argument("--limit", type=int, default=50)
-    sub.add_parser("demo", help="end-to-end walkthrough on example documents")
+    s.add_argument("--limit", type=int, default=50, metavar="N",
+                   help="at most N commits (default 50)")
+    cmd("demo", "end-to-end walkthrough on example documents")
     for name, text in PASSTHROUGH.items():
         sub.add_parser(name, help=text, add_help=False)
     return p
@@ -435,6 +488,10 @@ def _passthrough(name: str, rest: list[str], path: str | None, as_json: bool) ->
             rest = rest + ["--home", path]
         return fn(rest + flags)
     if name == "mcp":
+        argparse.ArgumentParser(
+            prog="ihmt mcp", description="Run the stdio MCP server: JSON-RPC on stdin and "
+            "stdout, until the agent closes it. Agents start it themselves once registered "
+            "with 'ihmt install'; the store is $IHMT_HOME/ihmt_memory, or --path.").parse_args(rest)
         from .mcp.server import run
 
         if path:
@@ -471,6 +528,19 @@ PASSTHROUGH = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        code = _main(argv)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # The reader left (``ihmt tree | head -1``): stop quietly, as Unix tools do. Python
+        # flushes stdout again at exit; point it at /dev/null so that flush cannot fail.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what a shell reports for a tool the pipe stopped
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="ihmt: %(message)s", stream=sys.stderr)
     rest, path, as_json = split_globals(list(sys.argv[1:] if argv is None else argv))
     if rest and rest[0] in PASSTHROUGH:

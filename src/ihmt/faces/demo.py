@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..memory import Memory
-from ..render import compact_answer
+from ..render import compact_answer, count
 
 MARKER = ".ihmt-demo"
 DOCS = ["InventoryService.java", "pricing.py", "journal.txt", "receta_tortilla.txt",
@@ -21,6 +21,21 @@ QUERIES = [
     ("where the user lives now", "where do I live"),
     ("something never said", "kubernetes helm chart for the staging cluster"),
 ]
+
+
+def _ihmt_command() -> str:
+    """How to run ihmt again: plain ``ihmt`` when that is on PATH and is this one, else the
+    script next to the running Python (a virtual environment that is not activated)."""
+    import shlex
+    import sys
+
+    here = Path(sys.executable).parent / "ihmt"
+    found = shutil.which("ihmt")
+    if found and (not here.exists() or Path(found).resolve() == here.resolve()):
+        return "ihmt"
+    if here.exists():
+        return shlex.quote(str(here))
+    return f"{shlex.quote(sys.executable)} -m ihmt.faces.cli"
 
 
 def run_demo(workspace: Path, *, as_json: bool = False) -> int:
@@ -44,14 +59,17 @@ def run_demo(workspace: Path, *, as_json: bool = False) -> int:
         rep = mem.ingest_text(text, source=name)
         report["ingested"].append({"file": name, "type": rep.data_type, "domain": rep.domain,
                                    "leaves": len(rep.ids)})
-        say(f"   {name:24} -> {rep.data_type:9} {rep.domain:18} {len(rep.ids)} leaves")
+        say(f"   {name:24} -> {rep.data_type:9} {rep.domain:18} "
+            f"{count(len(rep.ids), 'memory', 'memories')}")
     mem.flush()
     st = mem.stats()
     report["stats"] = {k: st[k] for k in ("leaves", "branches", "depth", "top_nodes")}
-    say(f"\n2. The tree: {st['leaves']} leaves under {st['branches']} branches, "
-        f"depth {st['depth']}, {st['top_nodes']} top node(s) (one per domain)")
+    say(f"\n2. The tree: {count(st['leaves'], 'memory', 'memories')} under "
+        f"{count(st['branches'], 'branch', 'branches')}, depth {st['depth']}, "
+        f"{count(st['top_nodes'], 'entry', 'entries')} at the top (one per domain)")
     for node in mem.tree(depth=1)["children"]:
-        say(f"   L{node['layer']} {node['domain']:18} {node['n_leaves']:3} memories · "
+        say(f"   L{node['layer']} {node['domain']:18} "
+            f"{count(node['n_leaves'], 'memory', 'memories'):>12} · "
             f"{node['title'][:60]}")
     say("\n3. Searches (the descent reads only branches whose bound can still win)")
     for why, query in QUERIES:
@@ -60,15 +78,16 @@ def run_demo(workspace: Path, *, as_json: bool = False) -> int:
         say("   " + compact_answer(res, 250, others=2).replace("\n", "\n   "))
         if res.best is not None:
             say(f"   path: {' > '.join(res.best.path)}")
-        say(f"   files opened: {res.node_reads} of {res.total_nodes} branches, "
-            f"{res.leaf_reads} of {res.total_leaves} leaves")
+        say(f"   files opened: {res.node_reads} of {count(res.total_nodes, 'branch', 'branches')}"
+            f", {res.leaf_reads} of {count(res.total_leaves, 'memory', 'memories')} read")
         report["searches"].append({"query": query, "status": res.status,
                                    "confidence": res.confidence,
                                    "best": res.best.id if res.best else None,
                                    "node_reads": res.node_reads,
                                    "total_nodes": res.total_nodes})
-    say(f"\nDone. Explore it yourself:  ihmt --path {workspace} tree   |   "
-        f"ihmt --path {workspace} search \"paella\"")
+    exe = _ihmt_command()
+    say(f"\nDone. Explore it yourself:  {exe} --path {workspace} tree   |   "
+        f"{exe} --path {workspace} search \"paella\"")
     if as_json:
         print(json.dumps(report, ensure_ascii=False, indent=1))
     return 0

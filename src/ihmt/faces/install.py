@@ -49,6 +49,7 @@ from typing import Any
 from ..doctor import check_store
 from ..errors import IHMTError
 from ..memory import Memory
+from ..render import count
 from ..store.files import atomic_write
 from ..store.store import resolve_store_path
 
@@ -250,13 +251,35 @@ def uninstall(agent: str, scope: str = "user", *, home: Path | None = None,
         edits.append((edit.change("mcp entry"), edit))
     instr = instructions_path(agent, scope, home, project)
     iedit = _Edit(instr, _read_text(instr), None)
-    iedit.new = _without_block(iedit.old)
-    edits.append((iedit.change("instructions"), iedit))
+    sharing = _sharing_instructions(agent, scope, home, project)
+    iedit.new = iedit.old if sharing else _without_block(iedit.old)
+    ichange = iedit.change("instructions")
+    if sharing:
+        ichange.note = f"kept: {', '.join(sharing)} ({scope}) still reads it"
+    edits.append((ichange, iedit))
     edits += _plan_hooks(agent, scope, home, project, "", "", install=False)
     result.changes = [c for c, _ in edits]
     if not dry_run:
         _apply(edits, None, project if scope == "project" else None)
     return result
+
+
+def _sharing_instructions(agent: str, scope: str, home: Path, project: Path) -> list[str]:
+    """The other agents installed in ``scope`` whose instructions file is ``agent``'s (in a
+    project, Codex and opencode both read AGENTS.md): its block stays while they need it. An
+    agent whose configuration cannot be read counts as installed: nothing is lost."""
+    mine = instructions_path(agent, scope, home, project)
+    out = []
+    for other in WRITABLE_AGENTS:
+        if other == agent or instructions_path(other, scope, home, project) != mine:
+            continue
+        try:
+            installed = _read_entry(other, config_path(other, scope, home, project)) is not None
+        except InstallError:
+            installed = True
+        if installed:
+            out.append(other)
+    return out
 
 
 def print_config(agent: str, *, memory_home: str | os.PathLike[str] | None = None,
@@ -349,7 +372,7 @@ def doctor(memory_path: str | os.PathLike[str] | None = None, *, home: Path | No
     """Check the store, that the server starts and lists its tools, and who registered it."""
     home = _home(home)
     if memory_path is None:
-        memory_path, _ = find_memory_home("claude-code", home=home)
+        memory_path = doctor_target(home)
     store = check_store(memory_path)
     report: dict[str, Any] = {"memory": str(memory_path), "store": store}
     if check_server:
@@ -362,7 +385,8 @@ def doctor(memory_path: str | os.PathLike[str] | None = None, *, home: Path | No
         for r in regs
     ]
     report["hooks"] = _doctor_hooks(memory_path, home, check_server)
-    report["ok"] = bool(store.get("ok")) and (not check_server or report["server"]["ok"])
+    report["ok"] = (bool(store.get("ok")) and (not check_server or report["server"]["ok"])
+                    and not any(a["problem"] for a in report["agents"]))
     return report
 
 
@@ -376,6 +400,15 @@ def _doctor_hooks(memory_path: str | os.PathLike[str], home: Path,
     if dry_call:
         out["call"] = ih.dry_call(memory_path)
     return out
+
+
+def doctor_target(home: Path | None = None) -> Path:
+    """The memory ``doctor`` checks without --path: $IHMT_HOME, as every other command and
+    the server use, else the one the agents were registered with, else ~/.ihmt."""
+    env = os.environ.get("IHMT_HOME")
+    if env:
+        return Path(env).expanduser().absolute()
+    return find_memory_home("claude-code", home=_home(home))[0]
 
 
 def check_server_starts(memory_path: str | os.PathLike[str], *, timeout: float = 30.0,
@@ -508,7 +541,7 @@ def _read_entry(agent: str, path: Path) -> dict[str, Any] | None:
     if agent == "codex":
         data = _toml_loads(text, path)
     else:
-        data = _json_loads(text, path)
+        data = _json_loads(text, path, jsonc=True)
     servers = data.get(_CONTAINER[agent])
     entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
     return entry if isinstance(entry, dict) else None
@@ -595,12 +628,13 @@ class _Edit:
 def _plan_memory(mem_home: Path) -> Change:
     spath = resolve_store_path(mem_home)
     if _store_exists(mem_home):
-        count = ""
+        note = ""
         try:
-            count = f"{json.loads((spath / 'root.json').read_text('utf-8'))['n_leaves']} memories"
+            n = int(json.loads((spath / 'root.json').read_text('utf-8'))['n_leaves'])
+            note = count(n, "memory", "memories")
         except (OSError, ValueError, KeyError, TypeError):
             pass
-        return Change("memory folder", "unchanged", str(spath), note=count or "existing")
+        return Change("memory folder", "unchanged", str(spath), note=note or "existing")
     if mem_home.exists() and not mem_home.is_dir():
         raise InstallError(f"{mem_home} exists and is not a folder: choose another with --home")
     return Change("memory folder", "create", str(spath))
@@ -613,9 +647,9 @@ def _plan_entry(agent: str, path: Path, entry: dict[str, Any],
         return _Edit(path, old, old)
     if agent == "codex":
         return _Edit(path, old, _toml_with_entry(old, entry, path))
-    if path.suffix == ".jsonc" and old is not None:
-        _json_loads(old, path)  # refuses comments with a clear message
-    data = _json_loads(old, path) if old and old.strip() else {}
+    snippet = json.dumps({SERVER_NAME: entry}, indent=2, ensure_ascii=False)
+    by_hand = f"Add this inside its {_CONTAINER[agent]!r} object by hand:\n{snippet[2:-2]}\n"
+    data = _json_loads(old, path, by_hand=by_hand) if old and old.strip() else {}
     servers = data.get(_CONTAINER[agent])
     if servers is None:
         servers = data[_CONTAINER[agent]] = {}
@@ -631,8 +665,9 @@ def _without_entry(agent: str, path: Path, old: str | None) -> str | None:
     if agent == "codex":
         new = _toml_without_entry(old, path)
         return new if new.strip() else None
-    data = _json_loads(old, path)
     container = _CONTAINER[agent]
+    data = _json_loads(old, path, by_hand=f"Remove the {SERVER_NAME!r} entry from its "
+                                          f"{container!r} object by hand.")
     servers = data.get(container)
     if isinstance(servers, dict):
         servers.pop(SERVER_NAME, None)
@@ -791,15 +826,65 @@ def _without_block(text: str | None) -> str | None:
 
 
 # ---------------------------------------------------------------------- JSON
-def _json_loads(text: str, path: Path) -> dict[str, Any]:
+def _json_loads(text: str, path: Path, *, jsonc: bool = False,
+                by_hand: str | None = None) -> dict[str, Any]:
+    """The JSON object in ``text``. ``jsonc``: comments and trailing commas (which opencode
+    accepts) are read too. Otherwise such a file is refused with ``by_hand``, the exact edit
+    to make, since rewriting it would lose the user's comments."""
     try:
         data = json.loads(text)
     except ValueError as exc:
-        raise InstallError(f"{path} is not plain JSON ({exc}); comments or a syntax error? "
-                           "Fix it, or add the entry by hand ('ihmt print-config')") from exc
+        try:
+            data = json.loads(_jsonc_to_json(text))
+        except ValueError:
+            raise InstallError(f"{path} is not plain JSON ({exc}); fix it, or add the entry "
+                               "by hand ('ihmt print-config')") from exc
+        if not jsonc:
+            raise InstallError(
+                f"{path} has comments or trailing commas (JSONC); IHMT does not rewrite it, so "
+                f"they are kept. {by_hand or 'Edit it by hand.'}\nThen run 'ihmt doctor'."
+            ) from exc
     if not isinstance(data, dict):
         raise InstallError(f"{path} does not hold a JSON object; fix it by hand")
     return data
+
+
+def _jsonc_to_json(text: str) -> str:
+    """JSONC as plain JSON: ``//`` and ``/* */`` comments and trailing commas removed
+    (outside strings)."""
+    out: list[str] = []
+    pending_comma = False  # a comma kept back until the next token shows it is not trailing
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            while i < n and text[i] != "\n":
+                i += 1
+            continue
+        if text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+            continue
+        if c.isspace():
+            out.append(c)
+            i += 1
+            continue
+        if pending_comma and c not in "}]":
+            out.append(",")
+        pending_comma = False
+        if c == ",":
+            pending_comma = True
+            i += 1
+        elif c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out) + ("," if pending_comma else "")
 
 
 def _json_dumps(data: dict[str, Any], like: str | None) -> str:
@@ -1084,8 +1169,8 @@ def _run_and_print(action: Callable[..., InstallResult], args: argparse.Namespac
                         project=Path(args.project) if args.project else None,
                         dry_run=args.dry_run, use_cli=False if args.no_cli else None)
     except IHMTError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        print(f"ihmt: {exc}", file=sys.stderr)  # the style and status of every command
+        return 2
     _print_result(result, args)
     return 0
 
@@ -1116,8 +1201,8 @@ def main_print_config(argv: list[str] | None = None) -> int:
         snippet = (print_hooks(args.agent, memory_home=args.home) if args.hooks
                    else print_config(args.agent, memory_home=args.home))
     except IHMTError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        print(f"ihmt: {exc}", file=sys.stderr)  # the style and status of every command
+        return 2
     print(f"# {snippet.agent}: add to {snippet.where}", file=sys.stderr)
     print(snippet.text, end="")
     return 0
@@ -1126,7 +1211,8 @@ def main_print_config(argv: list[str] | None = None) -> int:
 def main_doctor(argv: list[str] | None = None) -> int:
     """``ihmt doctor [--path MEMORY] [--json]``: exit status 0 when everything is fine."""
     p = argparse.ArgumentParser(prog="ihmt doctor")
-    p.add_argument("--path", help="memory folder (default: the registered one, else ~/.ihmt)")
+    p.add_argument("--path", help="memory folder (default: $IHMT_HOME, else the registered "
+                                  "one, else ~/.ihmt)")
     p.add_argument("--no-server", action="store_true", help="skip starting the server")
     p.add_argument("--repair", action="store_true",
                    help="rebuild derived files from the leaves and fix permissions first")
@@ -1136,7 +1222,7 @@ def main_doctor(argv: list[str] | None = None) -> int:
     if args.repair:
         from ..doctor import repair_store
 
-        target = args.path or find_memory_home("claude-code", home=_home(None))[0]
+        target = args.path or doctor_target()
         repaired = repair_store(target)
         if not args.json:
             r = repaired["rebuilt"]
@@ -1181,7 +1267,8 @@ def doctor_lines(report: dict[str, Any]) -> list[str]:
     store = report["store"]
     stats = store.get("stats", {})
     out = [f"memory  {store['path']}: " + ("ok" if store.get("ok") else "PROBLEMS")
-           + (f" ({stats.get('leaves', 0)} memories, {stats.get('branches', 0)} branches, "
+           + (f" ({count(stats.get('leaves', 0), 'memory', 'memories')}, "
+              f"{count(stats.get('branches', 0), 'branch', 'branches')}, "
               f"depth {stats.get('depth', 0)})" if "leaves" in stats else "")]
     out += [f"  - {p}" for p in store.get("problems", [])]
     if store.get("interrupted_write"):
@@ -1209,8 +1296,8 @@ def doctor_lines(report: dict[str, Any]) -> list[str]:
     if not agents:
         out.append("agents  none has ihmt-memory registered: run 'ihmt install <agent>'")
     for a in agents:
-        state = a["problem"] or ("same memory" if a["same_memory"] else
+        state = f"PROBLEM: {a['problem']}" if a["problem"] else ("same memory" if a["same_memory"] else
                                  f"other memory {a['memory_home']}")
-        other = "" if a["this_install"] else "; launches another installation"
+        other = "" if a["this_install"] or a["problem"] else "; launches another installation"
         out.append(f"agent   {a['agent']} ({a['scope']}): {state}{other} [{a['config']}]")
     return out

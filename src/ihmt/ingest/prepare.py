@@ -17,7 +17,7 @@ from ..errors import InputError, SecretError
 from ..model import DATA_TYPES, Leaf
 from ..store import files
 from ..store.leaves import checksum
-from ..text import term_counts
+from ..text import memory_terms
 from .dates import parse_date_arg
 from .detect import detect
 from .split import split
@@ -30,8 +30,9 @@ SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache_
 def clean_text(content: Any, max_bytes: int) -> tuple[str, list[str]]:
     """Validate text for storage: a str, not empty, within the size cap, encodable.
 
-    Lone surrogates (unencodable halves of a UTF-16 pair) become U+FFFD and NUL bytes are
-    dropped, with a warning, instead of crashing the save.
+    Lone surrogates (unencodable halves of a UTF-16 pair) become U+FFFD, with a warning,
+    instead of crashing the save. Text holding NUL characters is binary data (an image, an
+    archive): refused, as a binary file given by its path is.
     """
     if not isinstance(content, str):
         raise InputError(f"content must be text, not {type(content).__name__}")
@@ -43,8 +44,8 @@ def clean_text(content: Any, max_bytes: int) -> tuple[str, list[str]]:
         size = len(content.encode("utf-8"))
         warnings.append("lone surrogate characters were replaced by U+FFFD")
     if "\x00" in content:
-        content = content.replace("\x00", "")
-        warnings.append("NUL characters were removed")
+        raise InputError("content is binary data (it holds NUL characters), not text; "
+                         "only text can be saved")
     if size > max_bytes:
         raise InputError(
             f"content is {size:,} bytes, over the {max_bytes:,}-byte limit for one save; "
@@ -70,12 +71,18 @@ def read_text_file(path: Path, max_bytes: int) -> str:
         raise InputError(f"{path}: cannot be read (permission denied)") from exc
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc.strerror})") from exc
-    if b"\x00" in raw[:8192]:
-        raise InputError(f"{path}: binary file, skipped")
+    return decode_text(raw, f"{path}: binary file", str(path))
+
+
+def decode_text(raw: bytes, binary: str, where: str) -> str:
+    """Bytes handed over (a file, stdin) as text, or InputError: ``binary`` if they hold
+    NUL bytes, a hint to convert them if they are not UTF-8."""
+    if b"\x00" in raw:
+        raise InputError(binary)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not valid UTF-8 (byte {exc.start}); convert it first") from exc
+        raise InputError(f"{where}: not valid UTF-8 (byte {exc.start}); convert it first") from exc
 
 
 def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path | tuple[Path, str]]:
@@ -194,7 +201,7 @@ def make_leaves(text: str, config: Config, *, data_type: str, domain: str, date:
             span={"start_line": ch.start_line, "end_line": ch.end_line} if source else None,
             checksum=checksum(ch.text), source=source, extra=extra,
         )
-        out.append((leaf, term_counts(ch.text, config.stemmer)))
+        out.append((leaf, memory_terms(ch.text, leaf_tags, config.stemmer)))
     if not out:
         raise InputError("nothing to save: the content is empty or only whitespace")
     return out

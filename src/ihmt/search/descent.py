@@ -41,7 +41,7 @@ class Candidate:
 @dataclass
 class Descent:
     candidates: list[Candidate] = field(default_factory=list)
-    node_reads: int = 0  # branches visited (opened or served from the process cache)
+    node_reads: int = 0  # distinct branches visited (opened or served from the process cache)
     disk_reads: int = 0  # of those, how many had to be read from disk
     visited: list[str] = field(default_factory=list)
     capped: bool = False
@@ -263,7 +263,8 @@ def _seed(store: Store, term: str, q: list[str], idf: dict[str, float], avgdl: f
 
 def _open(store: Store, entry: dict[str, Any], out: Descent):
     br, from_disk = store.branch(entry["id"], int(entry["layer"]))
-    out.node_reads += 1
     out.disk_reads += int(from_disk)
-    out.visited.append(br.id)
+    if br.id not in out.visited:  # the seeding and the descent may both open one branch
+        out.node_reads += 1
+        out.visited.append(br.id)
     return br

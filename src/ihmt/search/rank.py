@@ -13,6 +13,28 @@ import math
 from ..config import Config
 from ..model import SearchResult
 
+# Below this many memories idf tells nothing: a word in the only memory there is would weigh
+# almost nothing next to a word in none, and the first round trip would answer NOT FOUND.
+# Query words are weighed as if the store held at least this many memories, the extra ones
+# containing none of the query's words.
+MIN_WEIGHING_STORE = 10
+
+
+def _document_frequency(weight: float, n: int) -> float:
+    """Invert ``idf = ln(1 + (n - df + 0.5) / (df + 0.5))``: how many memories hold the word."""
+    r = math.expm1(weight)
+    return max(0.0, (n + 0.5 - 0.5 * r) / (r + 1.0))
+
+
+def _weights(q: list[str], idf: dict[str, float], n_leaves: int) -> dict[str, float]:
+    """Weight of each query word: its idf, over a store of at least ``MIN_WEIGHING_STORE``."""
+    m = max(n_leaves, MIN_WEIGHING_STORE)
+    out = {}
+    for t in q:
+        df = _document_frequency(idf[t], n_leaves) if t in idf else 0.0
+        out[t] = math.log(1.0 + (m - df + 0.5) / (df + 0.5))
+    return out
+
 
 def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leaves: int,
            cfg: Config) -> None:
@@ -24,8 +46,7 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
         result.message = "nothing in memory matches this query"
         return
     q = list(dict.fromkeys(terms))
-    unseen = math.log(1.0 + (n_leaves + 0.5) / 0.5)  # weight of a word no memory contains
-    weights = {t: idf.get(t, unseen) for t in q}
+    weights = _weights(q, idf, n_leaves)
     total = sum(weights.values()) or 1.0
     best = hits[0]
     coverage = sum(weights[t] for t in set(best.matched) if t in weights) / total

@@ -15,7 +15,7 @@ from ..model import Leaf
 from ..store import files
 from ..store.leaves import read_leaf
 from ..store.store import Store, empty_root
-from ..text import term_counts
+from ..text import memory_terms
 from .consolidate import Consolidator, leaf_entry
 from .order import similarity_order
 
@@ -59,7 +59,8 @@ def rebuild(store: Store, consolidator: Consolidator, *, force_close: bool = Tru
         seen.add(leaf.id)
         if on_leaf is not None:
             on_leaf(leaf)
-        by_domain.setdefault(leaf.domain, []).append((leaf, term_counts(leaf.text, stem)))
+        tf = memory_terms(leaf.text, leaf.tags, stem)
+        by_domain.setdefault(leaf.domain, []).append((leaf, tf))
     ordered: list[tuple[Leaf, Counter[str]]] = []
     for domain in sorted(by_domain):
         items = by_domain[domain]

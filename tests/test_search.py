@@ -353,3 +353,16 @@ def test_a_memory_is_found_through_its_tags_before_and_after_a_rebuild(tmp_path)
         assert m.search("rabbitmq decision").hits[0].id == tagged
         m.rebuild()  # the derived index is rebuilt from the leaves with the same words
     m.close()
+
+
+def test_a_weak_answer_without_rivals_does_not_claim_several_matches() -> None:
+    from ihmt.config import Config
+    from ihmt.model import Hit, SearchResult
+    from ihmt.search.rank import assess
+
+    res = SearchResult(query="q", hits=[Hit(id="a", score=1.0, matched=["alpha", "beta"]),
+                                        Hit(id="b", score=0.8, matched=["alpha"])])
+    idf = {"alpha": 1.0, "beta": 1.0, "gamma": 1.0, "delta": 0.9}
+    assess(res, ["alpha", "beta", "gamma", "delta"], idf, 200, Config())
+    assert res.status == "AMBIGUOUS", res.message
+    assert "1 memories" not in res.message and "only in part" in res.message

@@ -67,8 +67,12 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
     rivals = [h for h in current if h.score >= s1 * (1.0 - cfg.ambiguity_margin)]
     if result.confidence < cfg.confidence_threshold or rivals:
         result.status = "AMBIGUOUS"
-        n = 1 + len(rivals)
-        result.message = (f"{n} memories match this query about equally well "
-                          f"(confidence {result.confidence:.2f}); give a clue to choose")
+        if rivals:
+            result.message = (f"{1 + len(rivals)} memories match this query about equally "
+                              f"well (confidence {result.confidence:.2f}); give a clue to "
+                              "choose")
+        else:  # one best match, but too weak to be sure of
+            result.message = (f"the closest memory matches this query only in part "
+                              f"(confidence {result.confidence:.2f}); give a clue to choose")
         return
     result.status = "FOUND"

@@ -284,3 +284,16 @@ def test_locomo_one_conversation() -> None:
         for key in ("recall_at_budget", "recall_at_300", "hit_at_1"):
             assert 0.0 <= block[key] <= 1.0, key
     assert result["flat_bm25"]["category_5"]["not_found_or_ambiguous"] is None
+
+
+def test_versions_benchmark_generates_histories_and_scores_them() -> None:
+    from bench import versions
+
+    hs = versions.generate(32, seed=1)
+    assert {h.lang for h in hs} == {"en", "es"} and {h.half for h in hs} == {"dev", "held"}
+    assert all(2 <= len(h.versions) <= 4 for h in hs)
+    assert [d for d, _, _ in hs[0].versions] == sorted(d for d, _, _ in hs[0].versions)
+    out = versions.run(hs[:8], semantic=False)
+    summary = versions.summarize(out["rows"], "ihmt_lexical")
+    assert set(summary) == {"flat_bm25", "newest_bm25", "ihmt_lexical"}
+    assert summary["ihmt_lexical"]["n_current"] == 8

@@ -111,33 +111,34 @@ class Searcher:
         words = set(vocab)
         about = [h for h in hits if words & set(h.matched)] + extra
         stmts = self.timeline.statements("user", attribute)
-        sources = [f.source for f in stmts if f.source]
+        # The statements around the time asked about, not all of them: a long history must
+        # not cost a leaf read per statement.
+        cut = len(stmts) if not period else sum(1 for f in stmts if f.date[:10] <= period[1])
+        near = stmts[max(0, cut - topic.MAX_GROUP // 2): cut + topic.MAX_GROUP // 2] \
+            if period else stmts[-topic.MAX_GROUP:]
+        sources = list(dict.fromkeys(f.source for f in near if f.source))
         group = topic.version_group(attribute, about, sources, hit_for, self._saved_at)
         if not group:
             return None
         annotate(group, self.timeline, self.excerpt)
         lead = topic.lead_of(group, period, set(sources))
         ordered = topic.order_group(group, lead, period, attribute)
-        current = {f.source for f in stmts if stmts and f.source
-                   and fold(f.value) == fold(stmts[-1].value)}
-        fact_source = lead.id if not stmts or lead.id in current else sorted(current)[0] \
-            if current else None
-        conf = topic.confidence(lead, fact_source, period)
+        now_value = fold(stmts[-1].value) if stmts else None
+        current = {f.source for f in stmts if f.source and fold(f.value) == now_value}
         if period and (lead.date or "")[:10] > period[1]:
             conf = topic.NOTHING_THEN  # nothing dated then: the earliest known, said so
-        if period:
-            note = f"the memory about your {attribute} in force then"
-        elif len(group) == 1:
-            note = f"the one memory about your {attribute}"
+            note = (f"the earliest memory about your {attribute}; no memory about it is "
+                    "dated that early")
+        elif period:
+            conf, note = topic.LEAD_AGREES, f"the memory about your {attribute} in force then"
         else:
-            note = f"the newest of {len(group)} memories about your {attribute}"
-        if conf == topic.NOTHING_THEN:
-            note = (f"the earliest memory about your {attribute}; none is dated {period[1][:4]}"
-                    f" or before")
-            note += f"; no memory about your {attribute} is dated that early"
-        elif conf < topic.LEAD_AGREES:
-            note += (f"; the fact timeline still holds '{stmts[-1].value}' "
-                     f"({stmts[-1].date[:10]}): check with the user")
+            conf = topic.LEAD_AGREES if not stmts or lead.id in current else \
+                topic.LEAD_DISAGREES
+            note = (f"the one memory about your {attribute}" if len(group) == 1 else
+                    f"the newest of {len(group)} memories about your {attribute}")
+            if conf < topic.LEAD_AGREES:
+                note += (f"; the fact timeline still holds '{stmts[-1].value}' "
+                         f"({stmts[-1].date[:10]}): check with the user")
         ids = {h.id for h in ordered}
         return ordered + [h for h in hits if h.id not in ids], conf, note
 

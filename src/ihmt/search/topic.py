@@ -190,8 +190,3 @@ def order_group(group: list[Hit], lead: Hit, period: tuple[str, str] | None,
         h.notices.sort(key=lambda n: 0 if about in n or n.startswith("possibly") else 1)
     return [lead] + rest
 
-
-def confidence(lead: Hit, fact_source: str | None, period: tuple[str, str] | None) -> float:
-    if period or fact_source is None or fact_source == lead.id:
-        return LEAD_AGREES
-    return LEAD_DISAGREES

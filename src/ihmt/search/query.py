@@ -121,7 +121,9 @@ class Searcher:
         if not group:
             return None
         annotate(group, self.timeline, self.excerpt)
-        lead = topic.lead_of(group, period, set(sources))
+        lead = topic.lead_of(group, period, set(sources), frozenset(vocab), attribute)
+        if lead is None:
+            return None
         ordered = topic.order_group(group, lead, period, attribute)
         now_value = fold(stmts[-1].value) if stmts else None
         current = {f.source for f in stmts if f.source and fold(f.value) == now_value}

@@ -130,6 +130,39 @@ def _values(text: str) -> set[str]:
     return {f.lower() for f in found if not (first and f == first.group(1))}
 
 
+_CALENDAR = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays
+    thursdays fridays saturdays sundays january february march april may june july august
+    september october november december lunes martes miercoles jueves viernes sabado domingo
+    enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre
+    diciembre""".split())
+
+
+# Attributes whose values are ordinary lower-case words, not names or numbers.
+_VALUE_WORDS = {
+    "commute": frozenset("""bike bicycle cycle cycling train tram metro subway underground bus
+        car drive driving walk walking foot scooter motorbike ferry carpool bici bicicleta
+        tren tranvia autobus coche andando pie patinete moto""".split()),
+}
+
+
+def may_lead(h: Hit, vocab_hits: int, sources: set[str], attribute: str = "") -> bool:
+    """Whether a member can be the answer: a memory the timeline knows (a rule or the agent
+    stated its fact), or one that names a value (a name or a number that is not a weekday
+    or a month; for a commute, a means of transport) or uses two of the attribute's words.
+    A memory that shares one word with the attribute and names nothing ("the job queue is
+    backed up", "we moved the standup to Thursdays") is listed, never put first."""
+    if h.id in sources:
+        return True
+    text = h.excerpt or h.text
+    if {v for v in _values(text) if fold(v) not in _CALENDAR}:
+        return True
+    words = _VALUE_WORDS.get(attribute)
+    if words and words & set(re.findall(r"[a-z]+", fold(text))):
+        return True
+    return vocab_hits >= 2
+
+
 def _looks_back(group: list[Hit], i: int, sources: set[str]) -> bool:
     """Whether member ``i`` names again a value that a later member replaced ("a script
     from the Python 3.12 days" after the services moved from 3.12 to 3.13): a mention of
@@ -149,18 +182,27 @@ def _looks_back(group: list[Hit], i: int, sources: set[str]) -> bool:
 
 
 def lead_of(group: list[Hit], period: tuple[str, str] | None,
-            sources: set[str] = frozenset()) -> Hit:
-    """The newest member, or with a period the member in force at its end; a member that
-    only names a replaced value again does not lead (:func:`_looks_back`)."""
+            sources: set[str] = frozenset(), vocab: frozenset[str] = frozenset(),
+            attribute: str = "") -> Hit | None:
+    """The newest member that may lead (:func:`may_lead`), or with a period the one in
+    force at its end; a member that only names a replaced value again does not lead
+    (:func:`_looks_back`). None when no member may lead."""
     end = len(group)
     if period:
         end = sum(1 for h in group if (h.date or "")[:10] <= period[1])
         if not end:
-            return group[0]
+            end = len(group)  # nothing dated then: the earliest that may lead
+            for i in range(end):
+                if may_lead(group[i], len(vocab & set(group[i].matched)), sources,
+                            attribute):
+                    return group[i]
+            return None
     for i in range(end - 1, -1, -1):
-        if not _looks_back(group, i, sources):
-            return group[i]
-    return group[end - 1]
+        h = group[i]
+        if may_lead(h, len(vocab & set(h.matched)), sources, attribute) \
+                and not _looks_back(group, i, sources):
+            return h
+    return None
 
 
 def order_group(group: list[Hit], lead: Hit, period: tuple[str, str] | None,

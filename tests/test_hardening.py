@@ -171,3 +171,33 @@ def test_saves_lose_nothing_while_the_lock_file_is_deleted_every_few_ms(
     missing = set(acknowledged) - set(reachable)
     assert not missing, f"{len(missing)} acknowledged saves unreachable"
     mem.close()
+
+
+# ---------------------------------------------------------------------- facts recorded directly
+def test_a_sourced_fact_recorded_directly_survives_a_rebuild(tmp_path: Path) -> None:
+    mem = Memory.open(tmp_path / "s", create=True)
+    leaf = mem.save("Met the supplier on Tuesday about the new contract").ids[0]
+    mem.record_fact("supplier", "contact", "Ana Ruiz", "2024-05-02", source=leaf)
+    mem.rebuild()
+    assert [f.value for f in mem.facts("supplier")] == ["Ana Ruiz"]
+    mem.close()
+    again = Memory.open(tmp_path / "s")
+    again.rebuild()
+    assert [f.value for f in again.facts("supplier")] == ["Ana Ruiz"]
+    again.close()
+
+
+def test_half_a_truncated_fact_log_loses_no_fact_recorded_directly(tmp_path: Path) -> None:
+    mem = Memory.open(tmp_path / "s", create=True)
+    mem.save("a memory so the store has a trunk")
+    for i in range(20):
+        mem.record_fact(f"service{i}", "port", str(8000 + i), "2024-01-01")
+    log = mem.store.state_dir / "facts.jsonl"
+    mem.close()
+    data = log.read_bytes()
+    log.write_bytes(data[: len(data) // 2])
+    again = Memory.open(tmp_path / "s")
+    again.search("port")  # notices the shrunk log and rebuilds it
+    got = {f.subject: f.value for f in again.facts()}
+    assert got == {f"service{i}": str(8000 + i) for i in range(20)}
+    again.close()

@@ -201,3 +201,29 @@ def test_half_a_truncated_fact_log_loses_no_fact_recorded_directly(tmp_path: Pat
     got = {f.subject: f.value for f in again.facts()}
     assert got == {f"service{i}": str(8000 + i) for i in range(20)}
     again.close()
+
+
+# ---------------------------------------------------------------------- read errors
+def test_an_unreadable_leaf_is_reported_not_quarantined(tmp_path: Path, monkeypatch) -> None:
+    mem = Memory.open(tmp_path / "s", create=True)
+    keep = mem.save("The staging database moved to host pg-stage-7 in March").ids[0]
+    mem.save("Lunch order for the team offsite: twelve sandwiches")
+    path = next(p for p in mem.store.iter_leaf_paths() if p.stem == keep)
+    real = Path.read_text
+
+    def denied(self: Path, *a, **k):  # what chmod 000 does (the tests may run as root)
+        if self == path:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(Path, "read_text", denied)
+    rep = mem.rebuild()
+    assert path.exists()
+    assert not (mem.store.path / "quarantine").exists()
+    assert rep["quarantined"] == []
+    assert rep["unreadable"] == [path.name]
+    assert any("cannot be read" in p for p in mem.store.problems)
+    monkeypatch.setattr(Path, "read_text", real)  # the permission is fixed
+    mem.rebuild()
+    assert keep in [h.id for h in mem.search("staging database host").hits]
+    mem.close()

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import CONFIG_NAME, Config
-from ..errors import DamagedFileError, NotFoundError, StoreError
+from ..errors import DamagedFileError, NotFoundError, StoreError, UnreadableFileError
 from ..model import Leaf
 from . import files
 from .leaves import format_leaf, read_leaf
@@ -595,6 +595,10 @@ class Store:
             raise NotFoundError(f"no memory with id {leaf_id}")
         try:
             return read_leaf(path)
+        except UnreadableFileError as exc:
+            log.warning("%s", exc)
+            self.problems.append(str(exc))
+            raise
         except DamagedFileError as exc:
             self.quarantine(path, str(exc))
             raise

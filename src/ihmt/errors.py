@@ -19,6 +19,11 @@ class DamagedFileError(IHMTError):
     """A file of the store could not be parsed; derived files are rebuilt, leaves quarantined."""
 
 
+class UnreadableFileError(DamagedFileError):
+    """A file of the store exists but could not be read (permission denied, I/O error):
+    nothing says it is damaged, so it is reported and left where it is, never quarantined."""
+
+
 class NotFoundError(IHMTError, KeyError):
     """An id, path or project that was asked for does not exist."""
 

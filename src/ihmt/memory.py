@@ -382,7 +382,8 @@ class Memory:
         self.timeline.refresh()
         shrunk = self.writer.facts_size() < int(self.store.root().get("facts_size", 0))
         damaged = self.timeline.damaged_lines > self._facts_damage
-        if not (shrunk or damaged):
+        lost = self.timeline.primary_missing()
+        if not (shrunk or damaged or lost):
             return
         with self._mutex, self.store.lock.hold():
             facts: list[Fact] = []
@@ -395,7 +396,11 @@ class Memory:
                 leaf_facts(leaf, facts, marks)
             self._reset_timeline(facts, marks)
         msg = ("the fact timeline (state/facts.jsonl) was damaged or truncated; it was rebuilt "
-               "from the memories")
+               "from the memories and from the facts recorded directly "
+               "(state/facts.primary.jsonl)")
+        if lost and self.timeline.primary_missing():
+            msg = (f"the fact timeline (state/facts.jsonl) lost {lost} fact{'s' if lost != 1 else ''} recorded directly "
+                   "and they could not be restored: check state/facts.primary.jsonl")
         log.warning(msg)
         self.store.problems.append(msg)
 
@@ -542,7 +547,7 @@ class Memory:
         fact = Fact(subject=subject, attribute=attribute, value=value,
                     date=parse_date(date), source=source)
         with self._writing("record_fact"):
-            notice = self.timeline.record(fact)
+            notice = self.timeline.record_primary(fact)
             after_write(self.store, f"fact {subject} {attribute} = {value} ({fact.date})")
         return str(notice) if notice else None
 

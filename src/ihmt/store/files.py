@@ -75,7 +75,15 @@ def atomic_write(path: Path, data: str | bytes | bytearray, *, durable: bool = F
             if durable:
                 fh.flush()
                 os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except FileNotFoundError:
+            if not path.parent.is_dir():
+                raise
+            # Our temporary file vanished (removed by a clean-up that took it for a
+            # left-over): write it once more rather than fail the caller.
+            _write_new(tmp, flags, mode, payload, durable)
+            os.replace(tmp, path)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -84,6 +92,15 @@ def atomic_write(path: Path, data: str | bytes | bytearray, *, durable: bool = F
         raise
     if durable and (sync_dir is None or sync_dir):
         fsync_dir(path.parent)
+
+
+def _write_new(tmp: Path, flags: int, mode: int, payload: bytes, durable: bool) -> None:
+    fd = os.open(tmp, flags, mode)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(payload)
+        if durable:
+            fh.flush()
+            os.fsync(fh.fileno())
 
 
 def fsync_dir(path: Path) -> None:

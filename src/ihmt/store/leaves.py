@@ -17,7 +17,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from ..errors import DamagedFileError
+from ..errors import DamagedFileError, UnreadableFileError
 from ..model import Leaf
 
 OPEN = "<<<IHMT-META\n"
@@ -108,5 +108,7 @@ def read_leaf(path: Path) -> Leaf:
     try:
         raw = path.read_text(encoding="utf-8", errors="surrogateescape")
     except OSError as exc:
-        raise DamagedFileError(f"{path.name}: cannot be read ({exc.strerror})") from exc
+        raise UnreadableFileError(
+            f"leaf {path.name} cannot be read ({exc.strerror}); it was left in place: fix "
+            f"the file's permissions, then run 'ihmt rebuild'") from exc
     return parse_leaf(raw, path.name)

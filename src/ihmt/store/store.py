@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import CONFIG_NAME, Config
-from ..errors import DamagedFileError, NotFoundError, StoreError
+from ..errors import DamagedFileError, NotFoundError, StoreError, UnreadableFileError
 from ..model import Leaf
 from . import files
 from .leaves import format_leaf, read_leaf
@@ -386,6 +386,25 @@ def _unpack_masks(blob: Any, n_groups: int, width: int) -> bytes | None:
     return raw
 
 
+def _writer_alive(part_name: str) -> bool:
+    """Whether the process named in a temporary file's name (``.NAME.PID.THREAD.part``)
+    is still running: its file is not a left-over."""
+    bits = part_name.split(".")
+    try:
+        pid = int(bits[-3])
+    except (IndexError, ValueError):
+        return False
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
+
+
 class Store:
     """One memory folder. Thread-safe for readers; writers go through :meth:`locked`."""
 
@@ -542,6 +561,8 @@ class Store:
             base = self.path / sub if sub else self.path
             pattern = "*/.*.part" if sub in ("layer_0", "layers") else ".*.part"
             for p in base.glob(pattern):
+                if _writer_alive(p.name):
+                    continue  # a live process (a reader's derived file, say) is writing it
                 try:
                     p.unlink()
                     n += 1
@@ -574,6 +595,10 @@ class Store:
             raise NotFoundError(f"no memory with id {leaf_id}")
         try:
             return read_leaf(path)
+        except UnreadableFileError as exc:
+            log.warning("%s", exc)
+            self.problems.append(str(exc))
+            raise
         except DamagedFileError as exc:
             self.quarantine(path, str(exc))
             raise

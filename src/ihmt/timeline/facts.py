@@ -35,7 +35,7 @@ from typing import Any
 
 from ..errors import InputError, StoreError
 from ..model import Fact
-from ..store.files import atomic_write
+from ..store.files import append_line, atomic_write
 from ..text import fold
 
 __all__ = ["FACTS_FILE", "FactTimeline", "Notice"]
@@ -43,6 +43,7 @@ __all__ = ["FACTS_FILE", "FactTimeline", "Notice"]
 log = logging.getLogger(__name__)
 
 FACTS_FILE = "facts.jsonl"
+PRIMARY_FILE = "facts.primary.jsonl"  # facts recorded directly: primary data, append-only
 ACTIVE = "ACTIVE"
 HISTORICAL = "HISTORICAL"
 
@@ -541,11 +542,58 @@ class FactTimeline:
             self._append([_encode(event)])
             self._read(None)
 
+    def record_primary(self, fact: Fact) -> Notice | None:
+        """Record a fact given directly (``Memory.record_fact``): such a fact is primary
+        data, which no leaf may be able to re-derive, so it is also appended to
+        ``facts.primary.jsonl``, a log that :meth:`rebuild` reads and never rewrites."""
+        event = self._fact_event(fact)
+        with self._lock:
+            append_line(self.state_dir / PRIMARY_FILE, _encode(event).decode("utf-8").rstrip(),
+                        durable=self.sync)
+            return self.record(fact)
+
+    def _primary_events(self) -> list[dict[str, Any]]:
+        try:
+            data = (self.state_dir / PRIMARY_FILE).read_bytes()
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise StoreError(
+                f"cannot read {self.state_dir / PRIMARY_FILE} ({exc.strerror}): it holds the "
+                "facts recorded directly; fix its permissions, then run 'ihmt rebuild'"
+            ) from exc
+        out = []
+        for line in data.splitlines():
+            ev = self._parse(line)
+            if ev is not None and ev.get("op") == "fact":
+                out.append(ev)
+        return out
+
+    def primary_missing(self) -> int:
+        """How many facts recorded directly the log has lost (damage, truncation): the
+        caller rebuilds it, and :meth:`rebuild` brings them back from the primary log."""
+        with self._lock:
+            self._ensure_loaded()
+            try:
+                st = os.stat(self.state_dir / PRIMARY_FILE)
+            except OSError:
+                return 0
+            sig = (st.st_size, st.st_mtime_ns, self._offset)
+            if sig == getattr(self, "_primary_sig", None):
+                return 0
+            missing = sum(
+                (f"{ev.get('subject')}::{ev.get('attribute')}", ev.get("value"),
+                 ev.get("date"), ev.get("source")) not in self._exact
+                for ev in self._primary_events())
+            if not missing:
+                self._primary_sig = sig
+            return missing
+
     def rebuild(self, facts: Iterable[Fact]) -> int:
         """Replace the leaf-derived facts with ``facts``; return how many facts the log holds.
 
-        Kept from the current log: facts without a source (recorded programmatically, they
-        exist nowhere else) and outdated marks. The log is rewritten atomically (temporary
+        Kept: every fact recorded directly (from ``facts.primary.jsonl``, with or without a
+        source), facts without a source still in the current log, and outdated marks. The log is rewritten atomically (temporary
         file, fsync, rename), so a crash leaves either the old log or the new one.
         """
         events = [self._fact_event(f) for f in facts]
@@ -566,6 +614,7 @@ class FactTimeline:
                 }
                 for s in manual
             ]
+            kept = self._primary_events() + kept  # direct facts, sourced ones included
             marks = [
                 {"op": "outdated", "old": old, "new": new, "date": when,
                  **({"implicit": True} if old in self._implicit else {})}

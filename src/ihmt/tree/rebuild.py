@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import DamagedFileError
+from ..errors import DamagedFileError, UnreadableFileError
 from ..model import Leaf
 from ..store import files
 from ..store.leaves import read_leaf
@@ -34,9 +34,13 @@ def rebuild(store: Store, consolidator: Consolidator, *, force_close: bool = Tru
     """
     leaves: list[Leaf] = []
     quarantined: list[str] = []
+    unreadable: list[str] = []
     for path in list(store.iter_leaf_paths()):
         try:
             leaves.append(read_leaf(path))
+        except UnreadableFileError as exc:  # not damaged: reported, left in place
+            unreadable.append(path.name)
+            store.problems.append(str(exc))
         except DamagedFileError as exc:
             store.quarantine(path, str(exc))
             quarantined.append(path.name)
@@ -91,6 +95,7 @@ def rebuild(store: Store, consolidator: Consolidator, *, force_close: bool = Tru
         "leaves": root["n_leaves"],
         "branches": root["n_branches"],
         "quarantined": quarantined,
+        "unreadable": unreadable,
         "top_nodes": len(root["top"]),
     }
 

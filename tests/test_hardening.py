@@ -227,3 +227,28 @@ def test_an_unreadable_leaf_is_reported_not_quarantined(tmp_path: Path, monkeypa
     mem.rebuild()
     assert keep in [h.id for h in mem.search("staging database host").hits]
     mem.close()
+
+
+def test_a_search_meeting_an_unreadable_leaf_rebuilds_nothing(tmp_path: Path,
+                                                             monkeypatch) -> None:
+    mem = Memory.open(tmp_path / "s", create=True)
+    keep = mem.save("The staging database moved to host pg-stage-7 in March").ids[0]
+    mem.save("Lunch order for the team offsite: twelve sandwiches")
+    path = next(p for p in mem.store.iter_leaf_paths() if p.stem == keep)
+    real = Path.read_text
+    mem.store.clear_cache()
+
+    def denied(self: Path, *a, **k):
+        if self == path:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self, *a, **k)
+
+    rebuilt = []
+    monkeypatch.setattr(mem, "_rebuild_locked", lambda: rebuilt.append(1) or {})
+    monkeypatch.setattr(Path, "read_text", denied)
+    res = mem.search("staging database host")
+    text = res.best.text
+    assert res.best.id == keep and "unavailable" in text
+    assert rebuilt == [] and path.exists()
+    assert any("cannot be read" in n for n in res.notices)
+    mem.close()

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import date as _date
 
 from ..config import Config
-from ..errors import DamagedFileError, NotFoundError
+from ..errors import DamagedFileError, NotFoundError, UnreadableFileError
 from ..ingest.dates import query_time_range, strip_time_words
 from ..model import Hit, SearchResult
 from ..semantic.index import SemanticIndex
@@ -189,6 +189,10 @@ class Searcher:
             result.leaf_reads += 1
             try:
                 return self.store.read_leaf(hit.id, hit.domain).text
+            except UnreadableFileError as exc:
+                # Not damaged, only unreadable now (permissions): say so, rebuild nothing.
+                result.notices.append(str(exc))
+                return f"[unavailable: {exc}]"
             except DamagedFileError as exc:
                 # The leaf went to quarantine: re-derive the tree so nothing points at it.
                 self._repair(str(exc))

@@ -220,7 +220,7 @@ def test_damaged_or_truncated_vector_file_never_stops_search_or_save(
     # doctor --repair recomputes what is missing or damaged.
     r = ihmt("doctor", "--no-server", "--repair", "--path", str(path))
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "semantic vector(s) recomputed" in r.stdout
+    assert "semantic vectors recomputed" in r.stdout
     rep = check_store(path)
     assert rep["ok"], rep["problems"]
     assert rep["semantic"]["missing"] == 0 and rep["semantic"]["damaged"] == {}

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from .errors import DamagedFileError, StoreError
-from .render import count
 from .store.leaves import checksum, read_leaf
 from .store.store import Store, resolve_store_path
+from .text import count
 from .timeline.facts import FactTimeline
 
 LIST_CAP = 20  # ids listed per kind of problem; the counts are always complete
@@ -255,7 +255,7 @@ def _semantic_report(store: Store, on_disk: dict[str, Path]) -> dict[str, Any]:
     health = index.health(dict.fromkeys(on_disk, ""))
     out.update(vectors=health["vectors"], missing=health["missing"], damaged=health["damaged"])
     for dom, n in sorted(health["damaged"].items()):
-        what = "its header is damaged" if n < 0 else f"{n} record(s) are damaged"
+        what = "its header is damaged" if n < 0 else f"{count(n, 'record is', 'records are')} damaged"
         out["problems"].append(f"vector file state/vectors/{dom}.vec: {what}; search uses the "
                                "lexical ranking for them: run 'ihmt rebuild --embeddings'")
     out["in_flight"] = health.get("in_flight", 0)
@@ -270,7 +270,7 @@ def _semantic_report(store: Store, on_disk: dict[str, Path]) -> dict[str, Any]:
                             "layout): 'ihmt doctor --repair' adds the per-clause vectors "
                             "that find paraphrases better")
     for dom, n in sorted(health.get("unrouted", {}).items()):
-        out["notes"].append(f"{n} vector(s) of {dom} are not in its routing tree yet (searches "
+        out["notes"].append(f"{count(n, 'vector', 'vectors')} of {dom} not in its routing tree yet (searches "
                             "scan them one by one; saves catch up): 'ihmt doctor --repair' "
                             "indexes them now")
     return out

@@ -12,11 +12,6 @@ from .model import Hit, SearchResult
 from .text import clip, count_tokens
 
 
-def count(n: int, one: str, many: str | None = None) -> str:
-    """``n`` and the noun it counts, singular for exactly one: "1 memory", "3 memories"."""
-    return f"{n} {one if n == 1 else (many or one + 's')}"
-
-
 def safe(text: str) -> str:
     """Text for output with anything that looks like a credential replaced."""
     from .secrets import redact

@@ -123,3 +123,9 @@ def clip(text: str, max_chars: int) -> str:
     """First ``max_chars`` characters on one line, with an ellipsis when cut."""
     flat = " ".join(text.split())
     return flat if len(flat) <= max_chars else flat[: max_chars - 1].rstrip() + "…"
+
+
+
+def count(n: int, one: str, many: str | None = None) -> str:
+    """``n`` and the noun it counts, singular for exactly one: "1 memory", "3 memories"."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"

@@ -19,7 +19,8 @@ from typing import Any
 from .. import __version__
 from ..errors import IHMTError, InputError
 from ..memory import Memory, default_home
-from ..render import compact_answer, count, result_dict
+from ..render import compact_answer, result_dict
+from ..text import count
 
 Handler = Callable[[argparse.Namespace], int]
 COMMANDS: dict[str, Handler] = {}

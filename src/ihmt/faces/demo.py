@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ..memory import Memory
-from ..render import compact_answer, count
+from ..render import compact_answer
+from ..text import count
 
 MARKER = ".ihmt-demo"
 DOCS = ["InventoryService.java", "pricing.py", "journal.txt", "receta_tortilla.txt",

@@ -49,9 +49,9 @@ from typing import Any
 from ..doctor import check_store
 from ..errors import IHMTError
 from ..memory import Memory
-from ..render import count
 from ..store.files import atomic_write
 from ..store.store import resolve_store_path
+from ..text import count
 
 try:  # Python 3.11+
     import tomllib as _toml
@@ -1228,11 +1228,12 @@ def main_doctor(argv: list[str] | None = None) -> int:
             r = repaired["rebuilt"]
             print(f"repaired: rebuilt {r['leaves']} leaves into {r['branches']} branches, "
                   f"{len(r['quarantined'])} quarantined, {r['facts']} facts, "
-                  f"{repaired['permissions_fixed']} permission(s) fixed")
+                  f"{count(repaired['permissions_fixed'], 'permission', 'permissions')} fixed")
             if repaired.get("embeddings"):
                 emb = repaired["embeddings"]
-                print(f"repaired: {emb['computed']} semantic vector(s) recomputed"
-                      + (f", routing rebuilt for {len(emb['routed'])} domain(s)"
+                print(f"repaired: {count(emb['computed'], 'semantic vector', 'semantic vectors')} "
+                      "recomputed"
+                      + (f", routing rebuilt for {count(len(emb['routed']), 'domain', 'domains')}"
                          if emb.get("routed") else ""))
     report = doctor(args.path, check_server=not args.no_server)
     if repaired is not None:

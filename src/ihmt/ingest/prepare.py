@@ -17,7 +17,7 @@ from ..errors import InputError, SecretError
 from ..model import DATA_TYPES, Leaf
 from ..store import files
 from ..store.leaves import checksum
-from ..text import memory_terms
+from ..text import count, memory_terms
 from .dates import parse_date_arg
 from .detect import detect
 from .split import split
@@ -147,7 +147,7 @@ def screen_secrets(text: str, policy: str, warnings: list[str], where: str | Non
     what = "; ".join(f"{f.kind.replace('_', ' ')} on line {f.line} ({f.preview})"
                      for f in found[:5])
     if policy == "redact":
-        warnings.append(f"redacted {len(found)} likely secret(s): {what}")
+        warnings.append(f"redacted {count(len(found), 'likely secret', 'likely secrets')}: {what}")
         return redact(text)[0]
     place = f" in {where}" if where else ""
     raise SecretError(

@@ -51,6 +51,7 @@ from ..errors import DamagedFileError, IHMTError, InputError
 from ..store import files
 from ..store.leaves import checksum, format_leaf, parse_leaf
 from ..store.store import utcnow
+from ..text import count
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -926,10 +927,11 @@ def status_lines(st: dict[str, Any]) -> list[str]:
         pos = f", {st['ahead']} ahead / {st['behind']} behind"
     last = st.get("last_sync") or {}
     lines = [f"sync    {st.get('branch', '?')} at {st.get('head') or 'no commit'}, "
-             f"{_n(st.get('commits', 0), 'commit', 'commits')}{pos}",
+             f"{count(st.get('commits', 0), 'commit', 'commits')}{pos}",
              f"remote  {remote}",
              f"last    {last.get('at', 'never synced')}"
-             + (f", {st['uncommitted']} uncommitted change(s)" if st.get("uncommitted") else "")]
+             + (f", {count(st['uncommitted'], 'uncommitted change', 'uncommitted changes')}"
+                if st.get("uncommitted") else "")]
     if st.get("interrupted"):
         lines.append("  - a sync was interrupted: 'ihmt sync' finishes it")
     if st.get("error"):
@@ -942,17 +944,13 @@ def sync_lines(rep: dict[str, Any]) -> list[str]:
     how = ("fast-forward" if rep.get("fast_forward") else "merged") if rep.get("merged") \
         else "nothing to merge"
     lines.append(f"synced with {rep.get('remote')}/{rep.get('branch')}: {how}, "
-                 f"{_n(rep.get('new_memories', 0), 'new memory', 'new memories')}, "
+                 f"{count(rep.get('new_memories', 0), 'new memory', 'new memories')}, "
                  + ("pushed" if rep.get("pushed") else "not pushed")
                  + f" (now at {rep.get('head')}, {rep.get('ahead', 0)} ahead / "
                  f"{rep.get('behind', 0)} behind)")
     lines += [f"kept both: {c}" if "kept both" in c else f"conflict: {c}"
               for c in rep.get("conflicts", [])]
     return lines
-
-
-def _n(count: int, one: str, many: str) -> str:
-    return f"{count} {one if count == 1 else many}"
 
 
 def history_lines(rows: list[dict[str, Any]]) -> list[str]:

@@ -52,6 +52,7 @@ from ..memory import Memory
 from ..store.files import atomic_write
 from ..store.store import resolve_store_path
 from ..text import count
+from .install_hooks import dump_json
 
 try:  # Python 3.11+
     import tomllib as _toml
@@ -656,7 +657,7 @@ def _plan_entry(agent: str, path: Path, entry: dict[str, Any],
     if not isinstance(servers, dict):
         raise InstallError(f"{path}: {_CONTAINER[agent]!r} is not an object; fix it by hand")
     servers[SERVER_NAME] = entry
-    return _Edit(path, old, _json_dumps(data, old))
+    return _Edit(path, old, dump_json(data, old))
 
 
 def _without_entry(agent: str, path: Path, old: str | None) -> str | None:
@@ -673,7 +674,7 @@ def _without_entry(agent: str, path: Path, old: str | None) -> str | None:
         servers.pop(SERVER_NAME, None)
         if not servers:
             del data[container]
-    return _json_dumps(data, old) if data else None
+    return dump_json(data, old) if data else None
 
 
 def _plan_hooks(agent: str, scope: str, home: Path, project: Path, python: str,
@@ -885,16 +886,6 @@ def _jsonc_to_json(text: str) -> str:
             out.append(c)
             i += 1
     return "".join(out) + ("," if pending_comma else "")
-
-
-def _json_dumps(data: dict[str, Any], like: str | None) -> str:
-    """JSON in the file's own indentation (2 spaces unless it used something else)."""
-    indent: int | str = 2
-    if like:
-        m = re.search(r"\n([ \t]+)\S", like)
-        if m:
-            indent = m.group(1) if "\t" in m.group(1) else len(m.group(1))
-    return json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
 
 
 # ---------------------------------------------------------------------- TOML

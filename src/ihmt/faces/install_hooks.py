@@ -79,7 +79,9 @@ def _load(text: str | None, path: Path) -> dict[str, Any]:
     return data
 
 
-def _dump(data: dict[str, Any], like: str | None) -> str:
+def dump_json(data: dict[str, Any], like: str | None) -> str:
+    """JSON in the file's own indentation (2 spaces unless it used something else); also
+    used by :mod:`ihmt.faces.install` for the MCP entries."""
     indent: int | str = 2
     if like:
         m = re.search(r"\n([ \t]+)\S", like)
@@ -133,7 +135,7 @@ def with_hooks(old: str | None, path: Path, python: str, memory_home: str) -> st
     hooks = data.setdefault("hooks", {})
     for event, handler in desired.items():
         hooks.setdefault(event, []).append({"hooks": [handler]})
-    return _dump(data, old)
+    return dump_json(data, old)
 
 
 def without_hooks(old: str | None, path: Path) -> str | None:
@@ -145,7 +147,7 @@ def without_hooks(old: str | None, path: Path) -> str | None:
     _strip_ours(data)
     if json.dumps(data, sort_keys=True) == before:
         return old
-    return _dump(data, old) if data else None
+    return dump_json(data, old) if data else None
 
 
 def installed(home: Path, project: Path | None) -> list[dict[str, Any]]:

@@ -9,7 +9,6 @@ matching one, and the decision FOUND / AMBIGUOUS / NOT FOUND.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date as _date
 
 from ..config import Config
 from ..model import Hit, SearchResult
@@ -111,34 +110,6 @@ def corrections_first(hits: list[Hit], timeline: FactTimeline,
         fix.score = max(fix.score, h.score * 1.01)
         out.insert(out.index(h), fix)
     return out
-
-
-def fact_hits(attribute: str, timeline: FactTimeline, period: tuple[str, str] | None,
-              make_hit: Callable[[str], Hit | None]) -> tuple[list[Hit], str | None]:
-    """Hits for a question about a tracked fact: the value true now (or at the end of the
-    period asked about) first, the others after it. Returns (hits, value)."""
-    periods = timeline.timeline("user", attribute)
-    if not periods:
-        return [], None
-    if period:
-        state = timeline.state_at(min(period[1], _date.today().isoformat()))
-        chosen = state.get(f"user::{attribute}")
-    else:
-        chosen = next((f for f in periods if f.status == "ACTIVE"), periods[-1])
-    if chosen is None:
-        return [], None
-    order = [chosen] + [f for f in reversed(periods) if f is not chosen]
-    out: list[Hit] = []
-    seen: set[str] = set()
-    for f in order:
-        if not f.source or f.source in seen:
-            continue
-        h = make_hit(f.source)
-        if h is None:
-            continue
-        seen.add(f.source)
-        out.append(h)
-    return out, chosen.value
 
 
 def finish(result: SearchResult, *, terms: list[str], idf: dict[str, float], n_leaves: int,

@@ -1,9 +1,10 @@
 """Questions about a tracked fact ("where do I live?") and the time a query names.
 
-Lexical search cannot connect "where do I live" with "Me mudé a Valencia"; the fact
-timeline can. A query recognised here is answered from the timeline's source memories:
-the current value first, earlier values flagged OUTDATED, or for "where did I live in
-2024" the value true at the end of that period.
+Lexical search cannot connect "where do I live" with "Me mudé a Valencia". A query
+recognised here names the attribute it asks about, and is answered from that attribute's
+version group (:mod:`ihmt.search.topic`): the timeline's memories and those using the
+attribute's words, the newest first, or for "where did I live in 2024" the one in force
+then.
 """
 
 from __future__ import annotations

@@ -117,7 +117,7 @@ class Searcher:
         near = stmts[max(0, cut - topic.MAX_GROUP // 2): cut + topic.MAX_GROUP // 2] \
             if period else stmts[-topic.MAX_GROUP:]
         sources = list(dict.fromkeys(f.source for f in near if f.source))
-        group = topic.version_group(attribute, about, sources, hit_for, self._saved_at)
+        group = topic.version_group(about, sources, hit_for, self._saved_at)
         if not group:
             return None
         annotate(group, self.timeline, self.excerpt)

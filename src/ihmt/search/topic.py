@@ -87,10 +87,10 @@ def states_something(text: str) -> bool:
     return not _REJECT.search(fold(text))
 
 
-def version_group(attribute: str, candidates: list[Hit], fact_sources: list[str],
+def version_group(candidates: list[Hit], fact_sources: list[str],
                   make_hit: Callable[[str], Hit | None],
                   saved_at: Callable[[str], str] = lambda _id: "") -> list[Hit]:
-    """The dated memories about ``attribute`` among ``candidates`` (hits of the vocabulary
+    """The dated memories about one attribute among ``candidates`` (hits of the vocabulary
     descent and of the query) and the timeline's ``fact_sources``, oldest first; memories
     of the same day in the order they were saved (``saved_at``)."""
     by_id: dict[str, Hit] = {}
@@ -146,63 +146,51 @@ _VALUE_WORDS = {
 }
 
 
-def may_lead(h: Hit, vocab_hits: int, sources: set[str], attribute: str = "") -> bool:
+def may_lead(h: Hit, values: set[str], vocab_hits: int, sources: set[str],
+             attribute: str = "") -> bool:
     """Whether a member can be the answer: a memory the timeline knows (a rule or the agent
-    stated its fact), or one that names a value (a name or a number that is not a weekday
-    or a month; for a commute, a means of transport) or uses two of the attribute's words.
-    A memory that shares one word with the attribute and names nothing ("the job queue is
-    backed up", "we moved the standup to Thursdays") is listed, never put first."""
+    stated its fact), or one that names a value (``values``: a name or a number that is
+    not a weekday or a month; for a commute, a means of transport) or uses two of the
+    attribute's words. A memory that shares one word with the attribute and names nothing
+    ("the job queue is backed up", "we moved the standup to Thursdays") is listed, never
+    put first."""
     if h.id in sources:
         return True
-    text = h.excerpt or h.text
-    if {v for v in _values(text) if fold(v) not in _CALENDAR}:
+    if {v for v in values if fold(v) not in _CALENDAR}:
         return True
     words = _VALUE_WORDS.get(attribute)
-    if words and words & set(re.findall(r"[a-z]+", fold(text))):
+    if words and words & set(re.findall(r"[a-z]+", fold(h.excerpt or h.text))):
         return True
     return vocab_hits >= 2
 
 
-def _looks_back(group: list[Hit], i: int, sources: set[str]) -> bool:
+def _looks_back(values: list[set[str]], i: int) -> bool:
     """Whether member ``i`` names again a value that a later member replaced ("a script
     from the Python 3.12 days" after the services moved from 3.12 to 3.13): a mention of
-    the past, not a change. A fact the rules or the agent recorded is trusted instead."""
-    h = group[i]
-    if h.id in sources:
-        return False
-    mine = _values(h.excerpt or h.text)
-    if not mine:
-        return False
-    for j in range(i):
-        theirs = _values(group[j].excerpt or group[j].text)
-        if mine <= theirs and any(_values(group[k].excerpt or group[k].text) - theirs
-                                  for k in range(j + 1, i)):
-            return True
-    return False
+    the past, not a change."""
+    mine = values[i]
+    return bool(mine) and any(
+        mine <= values[j] and any(values[k] - values[j] for k in range(j + 1, i))
+        for j in range(i))
 
 
 def lead_of(group: list[Hit], period: tuple[str, str] | None,
             sources: set[str] = frozenset(), vocab: frozenset[str] = frozenset(),
             attribute: str = "") -> Hit | None:
     """The newest member that may lead (:func:`may_lead`), or with a period the one in
-    force at its end; a member that only names a replaced value again does not lead
-    (:func:`_looks_back`). None when no member may lead."""
-    end = len(group)
-    if period:
-        end = sum(1 for h in group if (h.date or "")[:10] <= period[1])
-        if not end:
-            end = len(group)  # nothing dated then: the earliest that may lead
-            for i in range(end):
-                if may_lead(group[i], len(vocab & set(group[i].matched)), sources,
-                            attribute):
-                    return group[i]
-            return None
-    for i in range(end - 1, -1, -1):
+    force at its end (the earliest that may lead when none is dated then); a member that
+    only names a replaced value again does not lead (:func:`_looks_back`), unless the
+    timeline knows it. None when no member may lead."""
+    values = [_values(h.excerpt or h.text) for h in group]
+
+    def ok(i: int) -> bool:
         h = group[i]
-        if may_lead(h, len(vocab & set(h.matched)), sources, attribute) \
-                and not _looks_back(group, i, sources):
-            return h
-    return None
+        return may_lead(h, values[i], len(vocab & set(h.matched)), sources, attribute) \
+            and (h.id in sources or not _looks_back(values, i))
+
+    end = sum(1 for h in group if (h.date or "")[:10] <= period[1]) if period else len(group)
+    order = range(end - 1, -1, -1) if end else range(len(group))
+    return next((group[i] for i in order if ok(i)), None)
 
 
 def order_group(group: list[Hit], lead: Hit, period: tuple[str, str] | None,

@@ -41,21 +41,9 @@ WAIT_S = 10.0  # longest a search waits for this process's queued saves
 BATCH = 64  # leaves encoded together when saves queue up faster than they are encoded
 
 
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # exists but belongs to someone else
-        return True
-    return True
-
-
 def _orphaned(pid: int, stamp: float, now: float) -> bool:
     """A journal line whose writer is gone, or that has waited too long for it."""
-    return not _alive(pid) or now - stamp > STALE_S
+    return not files.pid_alive(pid) or now - stamp > STALE_S
 
 
 class Deferred:

@@ -160,3 +160,17 @@ def inside(root: Path, candidate: Path) -> bool:
     except (ValueError, OSError):
         return False
     return True
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` is running (this one included; one owned by another user
+    counts as running): its temporary files and queued work are not left-overs."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True

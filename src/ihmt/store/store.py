@@ -394,15 +394,7 @@ def _writer_alive(part_name: str) -> bool:
         pid = int(bits[-3])
     except (IndexError, ValueError):
         return False
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # exists, owned by someone else
-    return True
+    return files.pid_alive(pid)
 
 
 class Store:

@@ -27,7 +27,7 @@ import re
 import threading
 from bisect import bisect_right
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import date as _date
 from datetime import datetime, timezone
 from pathlib import Path
@@ -36,7 +36,7 @@ from typing import Any
 from ..errors import InputError, StoreError
 from ..model import Fact
 from ..store.files import append_line, atomic_write
-from ..text import fold
+from .views import Notice, Stmt, View, build_view, norm_value
 
 __all__ = ["FACTS_FILE", "FactTimeline", "Notice"]
 
@@ -44,20 +44,9 @@ log = logging.getLogger(__name__)
 
 FACTS_FILE = "facts.jsonl"
 PRIMARY_FILE = "facts.primary.jsonl"  # facts recorded directly: primary data, append-only
-ACTIVE = "ACTIVE"
-HISTORICAL = "HISTORICAL"
 
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][0-9:.,+\-Z]*)?$")
 _MAX_VALUE = 4000
-
-
-def _norm(value: str) -> str:
-    """How values are compared: 'valencia ' and 'Valéncia.' state the same thing."""
-    return " ".join(fold(value).split()).strip(" .,;:!?")
-
-
-def _day(value: str) -> str:
-    return value[:10]
 
 
 def _valid_date(value: object) -> bool:
@@ -74,129 +63,6 @@ def _check_date(value: object, what: str) -> str:
     if not isinstance(value, str) or not _valid_date(value.strip()):
         raise InputError(f"{what} must be an ISO date like 2026-02-03, got {value!r}")
     return value.strip()
-
-
-@dataclass(frozen=True)
-class Notice:
-    """One genuine change of a fact's value: what was said, what replaced it, and where."""
-
-    subject: str
-    attribute: str
-    old_value: str
-    old_date: str
-    old_source: str | None
-    new_value: str
-    new_date: str
-    new_source: str | None
-
-    @property
-    def key(self) -> str:
-        return f"{self.subject}::{self.attribute}"
-
-    @property
-    def text(self) -> str:
-        """The sentence shown next to an outdated memory, so it never reads as current."""
-        return (
-            f"On {_day(self.old_date)} you said {self.subject} {self.attribute} = "
-            f"'{self.old_value}', but on {_day(self.new_date)} you updated to "
-            f"'{self.new_value}'."
-        )
-
-    def __str__(self) -> str:
-        return self.text
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-ready form for the CLI and the MCP server."""
-        return {
-            "subject": self.subject,
-            "attribute": self.attribute,
-            "old_value": self.old_value,
-            "old_date": self.old_date,
-            "old_source": self.old_source,
-            "new_value": self.new_value,
-            "new_date": self.new_date,
-            "new_source": self.new_source,
-            "notice": self.text,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class _Stmt:
-    """One recorded statement; ``seq`` is its arrival order, the tie-break for equal dates."""
-
-    seq: int
-    subject: str
-    attribute: str
-    value: str
-    date: str
-    source: str | None
-    norm: str
-
-
-@dataclass
-class _View:
-    """Everything derived for one subject::attribute, rebuilt only when it gets a new event."""
-
-    ordered: list[_Stmt]  # by (date, seq)
-    run_of: list[int]  # run index of each ordered statement
-    periods: list[Fact]  # one per run of equal values; the last is ACTIVE
-    changes: list[Notice]  # changes[i]: run i -> run i + 1
-    days: list[str]  # _day(date) of each ordered statement, for state_at
-    dates: list[str]  # full date of each ordered statement
-
-    @property
-    def active_norm(self) -> str:
-        return self.ordered[-1].norm
-
-
-def _build_view(stmts: list[_Stmt]) -> _View:
-    ordered = sorted(stmts, key=lambda s: (s.date, s.seq))
-    runs: list[list[_Stmt]] = []
-    run_of: list[int] = []
-    for s in ordered:
-        if not runs or runs[-1][-1].norm != s.norm:
-            runs.append([])
-        runs[-1].append(s)
-        run_of.append(len(runs) - 1)
-    periods: list[Fact] = []
-    changes: list[Notice] = []
-    for i, run in enumerate(runs):
-        first = run[0]
-        nxt = runs[i + 1][0] if i + 1 < len(runs) else None
-        periods.append(
-            Fact(
-                subject=first.subject,
-                attribute=first.attribute,
-                value=first.value,
-                date=first.date,
-                source=first.source,
-                status=HISTORICAL if nxt else ACTIVE,
-                valid_from=first.date,
-                valid_to=nxt.date if nxt else None,
-                superseded_by=nxt.value if nxt else None,
-            )
-        )
-        if nxt is not None:
-            changes.append(
-                Notice(
-                    first.subject,
-                    first.attribute,
-                    first.value,
-                    first.date,
-                    first.source,
-                    nxt.value,
-                    nxt.date,
-                    nxt.source,
-                )
-            )
-    return _View(
-        ordered,
-        run_of,
-        periods,
-        changes,
-        [_day(s.date) for s in ordered],
-        [s.date for s in ordered],
-    )
 
 
 def _encode(event: dict[str, Any]) -> bytes:
@@ -235,10 +101,10 @@ class FactTimeline:
         self._seq = 0
         self._damaged = 0
         self._torn_warned: tuple[tuple[int, int] | None, int] | None = None
-        self._stmts: dict[str, list[_Stmt]] = {}
+        self._stmts: dict[str, list[Stmt]] = {}
         self._exact: set[tuple[str, str, str, str | None]] = set()
         self._by_source: dict[str, set[str]] = {}
-        self._views: dict[str, _View] = {}
+        self._views: dict[str, View] = {}
         self._outdated: dict[str, tuple[str, str]] = {}
         self._implicit: set[str] = set()  # old ids whose latest mark was found, not told
         self._superseded: set[str] | None = None
@@ -378,7 +244,7 @@ class FactTimeline:
             return True
         return False
 
-    def _stmt_from(self, event: dict[str, Any]) -> _Stmt | None:
+    def _stmt_from(self, event: dict[str, Any]) -> Stmt | None:
         subject, attribute = event.get("subject"), event.get("attribute")
         value, when, source = event.get("value"), event.get("date"), event.get("source")
         if not (isinstance(subject, str) and subject and isinstance(attribute, str) and attribute):
@@ -388,9 +254,9 @@ class FactTimeline:
         if source is not None and not isinstance(source, str):
             return None
         assert isinstance(when, str)
-        return _Stmt(0, subject, attribute, value, when, source, _norm(value))
+        return Stmt(0, subject, attribute, value, when, source, norm_value(value))
 
-    def _add(self, stmt: _Stmt, notices: list[Notice] | None) -> None:
+    def _add(self, stmt: Stmt, notices: list[Notice] | None) -> None:
         key = f"{stmt.subject}::{stmt.attribute}"
         exact = (key, stmt.value, stmt.date, stmt.source)
         if exact in self._exact:
@@ -411,10 +277,10 @@ class FactTimeline:
             if view.active_norm != before:
                 notices.append(view.changes[-1])
 
-    def _view(self, key: str) -> _View:
+    def _view(self, key: str) -> View:
         view = self._views.get(key)
         if view is None:
-            view = self._views[key] = _build_view(self._stmts[key])
+            view = self._views[key] = build_view(self._stmts[key])
         return view
 
     # -- writing -------------------------------------------------------------------------------
@@ -743,7 +609,7 @@ class FactTimeline:
                     out.append(replace(p, value=s.value, date=s.date, source=s.source))
         return out
 
-    def _misleading(self, key: str) -> list[tuple[_Stmt, int]]:
+    def _misleading(self, key: str) -> list[tuple[Stmt, int]]:
         """Statements of superseded periods whose value is not the current one again."""
         view = self._view(key)
         last = len(view.periods) - 1

@@ -7,7 +7,7 @@ run again (same children, same parent id) instead of orphaning anything. Branch 
 never modified after they are written.
 
 Every branch stores, per child, the statistics that let a search bound the BM25 score of
-any leaf below that child without opening it (see :class:`ihmt.store.store.Branch`).
+any leaf below that child without opening it (see :class:`ihmt.store.branch.Branch`).
 """
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ class Consolidator:
         self, members: list[dict[str, Any]], domain: str, layer: int
     ) -> dict[str, Any]:
         terms: dict[str, list[int]] = {}
-        # Slot masks (see ihmt.store.store.Branch), only where a child is a branch: for a
+        # Slot masks (see ihmt.store.branch.Branch), only where a child is a branch: for a
         # leaf child the statistics are already exact.
         masks: dict[str, list[int]] | None = (
             {} if any(int(e["layer"]) > 0 for e in members) else None)

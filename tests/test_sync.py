@@ -19,6 +19,7 @@ import pytest
 from ihmt import Memory
 from ihmt.errors import InputError
 from ihmt.store.leaves import read_leaf
+from ihmt.sync import git as syncgit
 from ihmt.sync import gitsync
 from ihmt.sync.gitsync import SyncError
 
@@ -181,7 +182,7 @@ def test_window_and_off_modes_batch_commits(tmp_path: Path) -> None:
 
 def test_a_failing_git_never_fails_a_save(tmp_path: Path, caplog: pytest.LogCaptureFixture,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gitsync, "LOCK_WAIT_S", 0.5)  # how long a young lock is waited for
+    monkeypatch.setattr(syncgit, "LOCK_WAIT_S", 0.5)  # how long a young lock is waited for
     a = machine(tmp_path, "a")
     gitsync.init(a, str(bare(tmp_path)))
     lock = a.path / ".git" / "index.lock"
@@ -244,7 +245,7 @@ def test_an_old_lock_is_kept_while_a_git_runs_in_the_folder(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An old lock may be held by a git that is still running (an editor opened by
     'git commit' by hand): while one runs in the folder, the sync leaves it and says so."""
-    monkeypatch.setattr(gitsync, "LOCK_WAIT_S", 0.5)
+    monkeypatch.setattr(syncgit, "LOCK_WAIT_S", 0.5)
     a = machine(tmp_path, "a")
     gitsync.init(a, str(bare(tmp_path)))
     lock = a.path / ".git" / "index.lock"
@@ -254,16 +255,16 @@ def test_an_old_lock_is_kept_while_a_git_runs_in_the_folder(
                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
     try:  # a real git, waiting on its input, working in the memory folder
         deadline = time.monotonic() + 10
-        while hand.pid not in gitsync._gits_running_in(a.path) and time.monotonic() < deadline:
+        while hand.pid not in syncgit._gits_running_in(a.path) and time.monotonic() < deadline:
             time.sleep(0.02)
-        assert hand.pid in gitsync._gits_running_in(a.path)
-        assert hand.pid not in gitsync._gits_running_in(tmp_path / "elsewhere")
+        assert hand.pid in syncgit._gits_running_in(a.path)
+        assert hand.pid not in syncgit._gits_running_in(tmp_path / "elsewhere")
         with pytest.raises(SyncError, match="index.lock exists"):
             gitsync.sync(a)
         assert lock.exists()
     finally:
         hand.communicate(b"x", timeout=30)
-    assert gitsync._gits_running_in(a.path) == []
+    assert syncgit._gits_running_in(a.path) == []
     rep = gitsync.sync(a)  # that git has ended: the lock is left over
     assert "removed a stale .git/index.lock" in rep["recovered"] and clean(a)
 

@@ -145,6 +145,23 @@ class SaveReport:
 
 
 @dataclass
+class ForgetReport:
+    """What a forget removed: the memories, and what became current again."""
+
+    ids: list[str] = field(default_factory=list)  # memories removed
+    excerpts: dict[str, str] = field(default_factory=dict)  # id -> the start of its text
+    current_again: list[str] = field(default_factory=list)  # no longer outdated by them
+    facts_removed: int = 0  # statements of theirs the timeline dropped
+    rebuilt: bool = False  # the tree had to be rebuilt from the leaves (slow path)
+    warnings: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"forgotten": self.ids, "excerpts": self.excerpts,
+                "current_again": self.current_again, "facts_removed": self.facts_removed,
+                "rebuilt": self.rebuilt, "warnings": self.warnings}
+
+
+@dataclass
 class IngestItem:
     """One file of a directory ingest: filed, or skipped with its reason."""
 

@@ -307,21 +307,22 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
 @command("sync")
 def cmd_sync(args: argparse.Namespace) -> int:
     from ..sync import gitsync as gs
+    from ..sync import report as rp
 
     if args.action == "init":
         rep = gs.init(open_memory(args, create=True), args.remote)
         text = [f"{rep['path']} is under git ({'new repository' if rep['created'] else 'already'}"
                 f", commit {rep['commit']})"]
         if rep.get("sync"):
-            text += gs.sync_lines(rep["sync"])
-        out(args, rep, "\n".join(text + gs.status_lines(rep["status"])))
+            text += rp.sync_lines(rep["sync"])
+        out(args, rep, "\n".join(text + rp.status_lines(rep["status"])))
         return 0
     if args.status:
         st = gs.status(open_memory(args).path)
-        out(args, st, "\n".join(gs.status_lines(st)))
+        out(args, st, "\n".join(rp.status_lines(st)))
         return 0
     rep = gs.sync(open_memory(args), args.remote)
-    out(args, rep, "\n".join(gs.sync_lines(rep)))
+    out(args, rep, "\n".join(rp.sync_lines(rep)))
     return 0
 
 
@@ -329,10 +330,11 @@ def cmd_sync(args: argparse.Namespace) -> int:
 def cmd_history(args: argparse.Namespace) -> int:
     from ..ingest.dates import parse_date_arg
     from ..sync import gitsync as gs
+    from ..sync.report import history_lines
 
     since = parse_date_arg(args.since) if args.since else None
     rows = gs.history(open_memory(args).path, since, args.limit)
-    out(args, {"commits": rows}, "\n".join(gs.history_lines(rows)))
+    out(args, {"commits": rows}, "\n".join(history_lines(rows)))
     return 0
 
 

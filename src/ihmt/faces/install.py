@@ -1266,7 +1266,7 @@ def doctor_lines(report: dict[str, Any]) -> list[str]:
     if store.get("interrupted_write"):
         out.append("  - a write is under way or was interrupted; the next save completes it")
     if store.get("sync"):
-        from ..sync.gitsync import status_lines
+        from ..sync.report import status_lines
 
         out.extend(ln for i, ln in enumerate(status_lines(store["sync"]))
                    if i < 2 or ln.startswith("  - "))

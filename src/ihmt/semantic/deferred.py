@@ -174,7 +174,9 @@ class Deferred:
         with store.lock.hold():
             vs.refresh()
             for dom, (ids, blocks) in list(encoded.items()):
-                keep = [k for k, i in enumerate(ids) if not vs.has(i)]
+                # (checked again under the lock: a forget may have run since the encoding)
+                keep = [k for k, i in enumerate(ids)
+                        if not vs.has(i) and store.leaf_exists(i, dom)]
                 if len(keep) < len(ids):
                     encoded[dom] = ([ids[k] for k in keep], [blocks[k] for k in keep])
             if any(ids for ids, _ in encoded.values()):

@@ -115,6 +115,19 @@ class SemanticIndex:
             known = dict(zip(range(first, end), rows))
             self._route(dom, gen, end, known, limit=CATCH_UP)
 
+    def forget(self, ids: set[str]) -> str | None:
+        """Erase the vectors of forgotten memories (caller holds the write lock); returns
+        a warning instead of raising, since the forget itself must complete."""
+        from .erase import erase
+
+        try:
+            erase(self.vectors, ids)
+        except Exception as exc:  # noqa: BLE001 - reported; rebuild --embeddings finishes it
+            log.warning("could not erase the vectors of forgotten memories: %s", exc)
+            return (f"their vectors could not be erased ({exc}); 'ihmt rebuild --embeddings' "
+                    "rewrites the vector files without them")
+        return None
+
     def _route(self, dom: str, gen: int, end: int, known: dict[int, Any],
                limit: int | None) -> None:
         try:

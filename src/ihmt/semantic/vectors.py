@@ -4,8 +4,11 @@
 dimension, the record size, a random generation number that a rewrite changes) followed by
 fixed-size records::
 
-    leaf id (80 bytes, ASCII, NUL-padded) | part (u8) | parts (u8) | 2 zero bytes
+    leaf id (80 bytes, ASCII, NUL-padded) | part (u8) | parts (u8) | flag (u8) | zero byte
     | 384 x float16 | CRC-32 of all before it (4 bytes)
+
+(flag 1: a block converted from the first layout; flag 2: a tombstone, see
+:mod:`ihmt.semantic.erase`.)
 
 A memory is one block of ``parts + 1`` consecutive records: part 0 is the whole text, parts
 1.. its units (:mod:`ihmt.semantic.units`); a memory that is one unit has part 0 alone.
@@ -60,6 +63,7 @@ W_WHOLE = 0.5  # weight of the whole-text similarity (the rest: clauses answered
 ROUTE_MIN = 4096  # rows in a domain from which search goes through the routing tree
 ROWS_PER_VECTOR = 4  # candidate rows kept per query vector per wanted memory
 READ_CHUNK = 16384  # records read and converted at a time
+FORGOTTEN = 2  # third meta byte of a tombstone record: the memory was forgotten
 
 
 def vectors_dir(state_dir: Path) -> Path:
@@ -314,6 +318,11 @@ class VectorStore:
                 continue
             part, parts, flag = (int(raw[i, ID_BYTES]), int(raw[i, ID_BYTES + 1]),
                                  int(raw[i, ID_BYTES + 2])) if rec == REC else (0, 0, 1)
+            if not leaf_id:
+                continue  # a record a forget erased
+            if flag == FORGOTTEN:
+                self._drop(dv, leaf_id)
+                continue
             self._place(dv, leaf_id, row, part, parts)
             if part == 0:
                 (dv.whole_only.add if flag else dv.whole_only.discard)(leaf_id)
@@ -352,9 +361,19 @@ class VectorStore:
         if part >= got[1]:
             dv.pending.pop(leaf_id, None)
 
+    @staticmethod
+    def _drop(dv: DomainVectors, leaf_id: str) -> None:
+        """A forget's tombstone: the memory's rows are never used again."""
+        j = dv.pos.pop(leaf_id, None)
+        dv.pending.pop(leaf_id, None)
+        dv.whole_only.discard(leaf_id)
+        if j is not None:
+            dv.owner[dv.start[j]:dv.start[j] + dv.span[j]] = -1
+            dv._arr = None
+
     def count(self) -> int:
         """Leaves with a vector (a leaf two racing writers both appended counts once)."""
-        return sum(len(d.leaves) for d in self.domains.values())
+        return sum(len(d.pos) for d in self.domains.values())
 
     def rows(self) -> int:
         return sum(d.n for d in self.domains.values())

@@ -7,6 +7,7 @@
       layer_0/<domain>/*.txt  leaves (the source of truth)
       layers/<N>/*.json       branches: per-child summaries and routing statistics
       state/catalog.jsonl     append-only journal: one line per leaf and branch written
+                              (a forgotten one gets a tombstone line; rebuild compacts it)
       state/facts.jsonl       the fact timeline (see ihmt.timeline)
       quarantine/             leaves whose header could not be parsed, kept verbatim
       ihmt.config.json
@@ -304,6 +305,18 @@ class Store:
         except (NotFoundError, ValueError):
             return False
 
+    def delete_leaf(self, leaf_id: str, domain: str | None = None) -> bool:
+        """Remove a leaf file for good (a forget; lock held), synced. False if absent."""
+        path = self.leaf_path(leaf_id, domain)
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            return False
+        except OSError as exc:
+            raise StoreError(f"cannot remove {path}: {exc.strerror}") from exc
+        files.fsync_dir(path.parent)
+        return True
+
     def iter_leaf_paths(self) -> Iterator[Path]:
         base = self.path / "layer_0"
         if not base.is_dir():
@@ -339,6 +352,14 @@ class Store:
         branch = Branch(data)
         self._cache_branch(branch)
         return branch
+
+    def remove_branch(self, node_id: str, layer: int) -> None:
+        """Delete a branch file that no longer has children (a forget; lock held)."""
+        with self._cache_lock:
+            old = self._branches.pop(node_id, None)
+            if old is not None:
+                self._branch_weight -= old.weight()
+        self.branch_path(node_id, layer).unlink(missing_ok=True)
 
     def branch(self, node_id: str, layer: int) -> tuple[Branch, bool]:
         """The branch and whether it had to be read from disk (False: served from cache)."""
@@ -405,8 +426,11 @@ class Store:
             for line in fh:
                 try:
                     e = json.loads(line)
+                    if e.get("forgotten"):
+                        out.pop(e["id"], None)  # a forget's tombstone: the entry is gone
+                        continue
                     out.setdefault(e["id"], {}).update(e)
-                except (ValueError, KeyError, TypeError):
+                except (ValueError, KeyError, TypeError, AttributeError):
                     bad += 1
         if bad:
             log.warning("catalog: skipped %d damaged line(s); 'ihmt rebuild' rewrites it", bad)

@@ -32,26 +32,36 @@ the user configured a remote.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
-import re
 import shutil
-import subprocess
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from filelock import FileLock, Timeout
 
 from ..config import Config
-from ..errors import DamagedFileError, IHMTError, InputError
+from ..errors import IHMTError, InputError
 from ..store import files
-from ..store.leaves import checksum, format_leaf, parse_leaf
 from ..store.store import utcnow
-from ..text import count
+from .git import (
+    SyncError,
+    _commit_staged,
+    _configure,
+    _is_ancestor,
+    _out,
+    _read_blobs,
+    _require_repo,
+    _rev,
+    _settle_git,
+    _tail,
+    git,
+    git_exe,
+    is_repo,
+)
+from .merge import CONFIG, FACTS, TRACKED_STATE, blob_sha, merge_facts, resolve
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -59,19 +69,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-FACTS = "state/facts.jsonl"
-CONFIG = "ihmt.config.json"
-REASONS = "quarantine/REASONS.txt"
 MARKER = "state/sync-merge.json"  # a sync's merge under way: {"old", "target"}
 LAST = "state/sync.json"  # the outcome of the last sync (local, not tracked)
 PENDING = "state/sync-pending.txt"  # paths saved but not committed yet
 STAMP = "state/sync-committed"  # its mtime: the last commit after a save
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 BRANCH = "main"
-IDENTITY = ("IHMT memory", "ihmt@localhost")  # only when the user has none configured
 COMMIT_MODES = ("save", "window", "off")
-STALE_LOCK_S = 10.0  # a git lock file older than this, with no git running, is left over
-LOCK_WAIT_S = 5.0  # how long a sync waits for a git still running in the folder
 
 GITIGNORE = """\
 # Written by 'ihmt sync init'. The leaves, the fact log and the config are the memory;
@@ -80,6 +84,7 @@ GITIGNORE = """\
 /layers/
 /state/*
 !/state/facts.jsonl
+!/state/facts.primary.jsonl
 .*.part
 """
 
@@ -87,244 +92,10 @@ GITATTRIBUTES = """\
 # Written by 'ihmt sync init'. Logs keep both sides' lines if merged by plain git;
 # 'ihmt sync' then de-duplicates the fact log and orders it by date.
 /state/facts.jsonl merge=union
+/state/facts.primary.jsonl merge=union
 /quarantine/REASONS.txt merge=union
 * -text
 """
-
-
-class SyncError(IHMTError):
-    """git is missing, the folder is not a repository yet, or a remote cannot be used."""
-
-
-# ---------------------------------------------------------------------- running git
-def git_exe() -> str:
-    exe = shutil.which("git")
-    if not exe:
-        raise SyncError("git is not installed (or not on PATH): install git to use "
-                        "'ihmt sync' and 'ihmt history'")
-    return exe
-
-
-def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
-    env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_EDITOR=":", GIT_MERGE_AUTOEDIT="no")
-    if extra:
-        env.update(extra)
-    return env
-
-
-def git(path: Path, *args: str, check: bool = True, data: bytes | None = None,
-        env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    """Run ``git -C path args``; SyncError with git's own message when it fails."""
-    cmd = [git_exe(), "-C", str(path), *args]
-    try:
-        cp = subprocess.run(cmd, input=data, stdin=None if data is not None else
-                            subprocess.DEVNULL, capture_output=True, env=_env(env),
-                            timeout=timeout)
-    except subprocess.TimeoutExpired as exc:
-        raise SyncError(f"git {args[0]} did not finish within {timeout:.0f} s") from exc
-    except OSError as exc:
-        raise SyncError(f"cannot run git: {exc}") from exc
-    if check and cp.returncode != 0:
-        held = _held_lock(cp.stderr)
-        if held:
-            raise _busy(path, held)
-        raise SyncError(f"git {args[0]} failed: {_tail(cp)}")
-    return cp
-
-
-def _busy(path: Path, lock: str) -> SyncError:
-    return SyncError(f"git is busy in {path} ({lock} exists): if no git command is running "
-                     "there, delete that file and try again")
-
-
-def _held_lock(stderr: bytes) -> str:
-    """The lock file named by git's "another git holds it" failure, or ''."""
-    text = stderr.decode("utf-8", "replace")
-    if "File exists" not in text:
-        return ""
-    m = re.search(r"Unable to create '([^']+\.lock)'", text) or \
-        re.search(r"could not lock config file (\S+?):", text)
-    if not m:
-        return ""
-    name = m.group(1)
-    return name if name.endswith(".lock") else name + ".lock"
-
-
-def _out(path: Path, *args: str, **kw: Any) -> str:
-    return git(path, *args, **kw).stdout.decode("utf-8", "surrogateescape").strip()
-
-
-def _tail(cp: subprocess.CompletedProcess) -> str:
-    text = (cp.stderr or b"").decode("utf-8", "replace").strip() or \
-        (cp.stdout or b"").decode("utf-8", "replace").strip()
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("hint:")]
-    key = [ln for ln in lines if ln.startswith(("fatal:", "error:"))]
-    return " / ".join(key[:2] or lines[-3:]) or f"exit status {cp.returncode}"
-
-
-def is_repo(path: Path) -> bool:
-    return (Path(path) / ".git").is_dir()
-
-
-def _require_repo(path: Path) -> None:
-    git_exe()
-    if not is_repo(path):
-        raise SyncError(f"{path} is not under git yet: run 'ihmt sync init' "
-                        "(add --remote URL to sync with another machine)")
-
-
-def _rev(path: Path, ref: str) -> str | None:
-    cp = git(path, "rev-parse", "--verify", "-q", ref + "^{commit}", check=False)
-    if cp.returncode != 0:
-        return None
-    return cp.stdout.decode().strip() or None
-
-
-def _is_ancestor(path: Path, a: str, b: str) -> bool:
-    return git(path, "merge-base", "--is-ancestor", a, b, check=False).returncode == 0
-
-
-def blob_sha(data: bytes) -> str:
-    """The id git gives a file's content (to compare a file with a commit's version)."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()  # noqa: S324
-
-
-def _read_blobs(path: Path, shas: list[str]) -> dict[str, bytes]:
-    """Contents of many blobs with one ``git cat-file --batch``."""
-    want = list(dict.fromkeys(s for s in shas if s and set(s) != {"0"}))
-    if not want:
-        return {}
-    raw = git(path, "cat-file", "--batch", data="".join(s + "\n" for s in want).encode()).stdout
-    out: dict[str, bytes] = {}
-    pos = 0
-    for sha in want:
-        nl = raw.index(b"\n", pos)
-        head = raw[pos:nl].split()
-        if len(head) < 3 or head[1] != b"blob":
-            pos = nl + 1
-            continue
-        size = int(head[2])
-        out[sha] = raw[nl + 1 : nl + 1 + size]
-        pos = nl + 1 + size + 1
-    return out
-
-
-def _configure(path: Path) -> None:
-    """Repository settings IHMT relies on (idempotent; nothing global is read or set).
-
-    One read of the repository's own config; git writes it (under ``.git/config.lock``)
-    only for a setting that is missing or different, so an ordinary sync writes nothing.
-    """
-    cp = git(path, "config", "--local", "--list", "-z", check=False)
-    have: dict[str, str] = {}
-    for rec in cp.stdout.split(b"\0"):
-        key, _, value = rec.decode("utf-8", "surrogateescape").partition("\n")
-        if key:
-            have.setdefault(key.lower(), value)
-    for key, value in (("merge.renames", "false"), ("diff.renames", "false"),
-                       ("core.quotepath", "false")):
-        if have.get(key) != value:
-            git(path, "config", key, value)
-    for key, value in zip(("user.name", "user.email"), IDENTITY):
-        if key not in have and git(path, "config", "--get", key, check=False).returncode != 0:
-            git(path, "config", key, value)
-
-
-# ---------------------------------------------------------------------- git still running
-def _lock_files(gdir: Path) -> list[Path]:
-    """The lock files git leaves in ``.git`` while it writes: the index, config, HEAD and
-    every ref (loose refs are a handful of small folders), and IHMT's merge index."""
-    found = [gdir / n for n in ("index.lock", "config.lock", "HEAD.lock", "ORIG_HEAD.lock",
-                                "FETCH_HEAD.lock", "packed-refs.lock", "shallow.lock",
-                                "ihmt-merge.index.lock") if (gdir / n).exists()]
-    for folder, _dirs, names in os.walk(gdir / "refs"):
-        found += [Path(folder) / n for n in names if n.endswith(".lock")]
-    return found
-
-
-def _gits_running_in(path: Path) -> list[int]:
-    """Process ids of git commands working in ``path`` (Linux; elsewhere always empty).
-
-    A sync killed half way leaves its git child running: it finishes on its own and
-    releases its lock a moment later. Seen through ``/proc/PID/cwd`` (``git -C`` moves
-    into the folder); processes of other users cannot be read and are not counted.
-    """
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return []
-    try:
-        top = path.resolve()
-    except OSError:
-        return []
-    pids = []
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if not (entry / "comm").read_text().startswith("git"):
-                continue
-            cwd = Path(os.readlink(entry / "cwd"))
-        except OSError:
-            continue
-        if cwd == top or top in cwd.parents:
-            pids.append(int(entry.name))
-    return pids
-
-
-def _settle_git(path: Path, wait_s: float | None = None) -> list[str]:
-    """Before a sync touches git: wait for a git still running in the folder to finish
-    (for at most ``wait_s``), then remove lock files no git holds any more.
-
-    Called with the write lock held, so no IHMT process starts a git meanwhile. A lock
-    file is left over when no git runs in the folder (as far as this system can tell)
-    and it is older than :data:`STALE_LOCK_S`; a younger one, or one while a git still
-    runs, may be a git the user is running by hand: SyncError names it and says what to
-    do.
-    """
-    gdir = path / ".git"
-    notes: list[str] = []
-    deadline = time.monotonic() + (LOCK_WAIT_S if wait_s is None else wait_s)
-    while True:
-        running = _gits_running_in(path)
-        locks = _lock_files(gdir)
-        if not running:
-            now = time.time()
-            for lock in locks:
-                try:
-                    old = now - lock.stat().st_mtime > STALE_LOCK_S
-                except OSError:
-                    continue
-                if old:
-                    lock.unlink(missing_ok=True)
-                    notes.append(f"removed a stale .git/{lock.relative_to(gdir).as_posix()}")
-            locks = [lock for lock in locks if lock.exists()]
-        if not locks and not running:
-            return notes
-        if time.monotonic() >= deadline:
-            if not locks:
-                return notes  # a git that holds no lock (a log, a diff): it cannot hurt
-            raise _busy(path, f".git/{locks[0].relative_to(gdir).as_posix()}")
-        time.sleep(0.05)
-
-
-# ---------------------------------------------------------------------- committing
-def _commit_staged(path: Path, message: str) -> str | None:
-    """Commit the index; None when there was nothing to commit."""
-    for attempt in range(5):
-        cp = git(path, "commit", "-q", "--no-verify", "-m", message, check=False)
-        if cp.returncode == 0:
-            return _rev(path, "HEAD")
-        text = _tail(cp)
-        if "nothing to commit" in text or "nothing added" in text or \
-                "no changes added" in text:
-            return None
-        if "index.lock" in text and attempt < 4:
-            time.sleep(0.05 * (attempt + 1))  # a git run by hand beside us
-            continue
-        raise SyncError(f"git commit failed: {text}")
-    return None
 
 
 def commit_all(path: Path, message: str) -> str | None:
@@ -336,8 +107,10 @@ def commit_all(path: Path, message: str) -> str | None:
 
 
 def after_write(store: Store, what: str, ids: list[str] | tuple[str, ...] = (),
-                text: str = "") -> None:
-    """Commit what a save (or a bulk batch, a correction, a recorded fact) just wrote.
+                text: str = "", *, removed: list[str] | tuple[str, ...] = ()) -> None:
+    """Commit what a save (or a bulk batch, a correction, a recorded fact) just wrote;
+    ``removed``: leaf files a forget deleted (the commit deletes them too, and names only
+    their ids, never their text).
 
     Called by :class:`ihmt.Memory` with the write lock held, after the write completed.
     Costs one ``stat`` when the folder is not a repository. Never raises: the memory is
@@ -349,8 +122,8 @@ def after_write(store: Store, what: str, ids: list[str] | tuple[str, ...] = (),
     mode = getattr(store.config, "sync_commit", "save")
     if mode == "off":
         return
-    rels = []
-    for leaf_id in ids:
+    rels = list(removed)
+    for leaf_id in () if removed else ids:
         try:
             rels.append(str(store.leaf_path(leaf_id).relative_to(path)))
         except (IHMTError, ValueError):
@@ -369,11 +142,12 @@ def after_write(store: Store, what: str, ids: list[str] | tuple[str, ...] = (),
                 _pend(path, rels)
                 return
         waiting = [r for r in _pending(path) if r not in rels]
-        todo = [r for r in dict.fromkeys(waiting + rels + [FACTS]) if (path / r).exists()]
+        todo = [r for r in dict.fromkeys(waiting + rels + _tracked_state(path))
+                if (path / r).exists() or r in removed]
         if len(todo) > 500:  # a bulk batch: let git find them (one scan of layer_0)
-            git(path, "add", "-A", "--", "layer_0", *[r for r in (FACTS,) if r in todo])
+            git(path, "add", "-A", "--", "layer_0", *[r for r in TRACKED_STATE if r in todo])
         elif todo:
-            git(path, "add", "--", *todo)
+            git(path, "add", "-A", "--", *todo)
         if _commit_staged(path, _message(what, ids, text, len(set(waiting)))):
             files.atomic_write(path / STAMP, b"")
         _clear_pending(path)
@@ -383,6 +157,28 @@ def after_write(store: Store, what: str, ids: list[str] | tuple[str, ...] = (),
             _pend(path, rels)
         except OSError:
             pass
+
+
+def _tracked_state(path: Path) -> list[str]:
+    """The files of state/ this repository tracks: a folder put under git by an older
+    version ignores the primary fact log until a sync brings its .gitignore up to date."""
+    try:
+        ignore = (path / ".gitignore").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        ignore = ""
+    return [r for r in TRACKED_STATE if r == FACTS or f"!/{r}" in ignore]
+
+
+def _upgrade_ignore(path: Path) -> None:
+    """Give a folder put under git by an older version today's .gitignore rules."""
+    p = path / ".gitignore"
+    try:
+        cur = p.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return
+    missing = [f"!/{r}" for r in TRACKED_STATE if f"!/{r}" not in cur]
+    if missing and "/state/*" in cur:
+        files.atomic_write(p, cur.rstrip("\n") + "\n" + "\n".join(missing) + "\n")
 
 
 def _message(what: str, ids: list[str] | tuple[str, ...], text: str, waiting: int = 0) -> str:
@@ -557,6 +353,7 @@ def sync(mem: Memory, remote: str | None = None, *, push: bool = True) -> dict[s
         with store.lock.hold():
             settled = _settle_git(path)
             _configure(path)
+            _upgrade_ignore(path)
             branch = _branch(path)
             report["branch"] = branch
             report["recovered"] = settled + _recover(mem, report)
@@ -830,130 +627,3 @@ def _undo_git_merge(path: Path) -> None:
     for name in ("MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "AUTO_MERGE"):
         (path / ".git" / name).unlink(missing_ok=True)
     git(path, "reset", "-q")
-
-
-# ---------------------------------------------------------------------- merge rules
-def resolve(rel: str, base: bytes | None, ours: bytes | None, theirs: bytes | None, *,
-            prefer_theirs_config: bool = False
-            ) -> tuple[bytes | None, dict[str, bytes | None], str | None]:
-    """The merged content of one path both sides changed: (data or None to delete,
-    extra files to add, a sentence for the report or None)."""
-    if rel == FACTS:
-        return merge_facts([ours, theirs]), {}, None
-    if ours is None or theirs is None:  # changed on one side, deleted on the other: keep
-        return ours if theirs is None else theirs, {}, None
-    if ours == theirs:
-        return ours, {}, None
-    if rel.startswith("layer_0/") and rel.endswith(".txt"):
-        return resolve_leaf(rel, ours, theirs)
-    if rel == REASONS:
-        return _union_lines(ours, theirs), {}, None
-    if rel == CONFIG and prefer_theirs_config:
-        return theirs, {}, None
-    return ours, {}, (f"{rel} was changed on both machines: kept this machine's version "
-                      "(the other one is in the history)")
-
-
-def resolve_leaf(rel: str, ours: bytes, theirs: bytes
-                 ) -> tuple[bytes, dict[str, bytes | None], str | None]:
-    """One leaf written on both machines: the same memory (merge the headers), or two
-    different texts (keep both, the other as a new leaf)."""
-    name = rel.rsplit("/", 1)[-1]
-    domain = rel.split("/")[1] if rel.count("/") >= 2 else "general"
-    o, t = _parse(ours, name), _parse(theirs, name)
-    if o is None or t is None:
-        keep, other = (theirs, ours) if o is None and t is not None else (ours, theirs)
-        spare = f"quarantine/{name}.sync-conflict.{blob_sha(other)[:8]}"
-        return keep, {spare: other}, (f"{name} could not be read on one machine: kept the "
-                                      f"readable version, the other is in {spare}")
-    if o.text == t.text:
-        stamps = [s for s in (o.saved_at, t.saved_at) if s]
-        merged = replace(o, saved_at=min(stamps) if stamps else "",
-                         tags=list(dict.fromkeys(o.tags + t.tags)),
-                         extra={**t.extra, **o.extra})
-        return format_leaf(merged).encode("utf-8", "surrogateescape"), {}, None
-    new_id = f"L-{domain}-" + files.digest(domain, "sync-conflict", t.id, t.text)
-    copy = replace(t, id=new_id, parent=None, checksum=checksum(t.text),
-                   extra={**t.extra, "conflict_of": o.id})
-    xrel = f"layer_0/{domain}/{new_id}.txt"
-    return ours, {xrel: format_leaf(copy).encode("utf-8", "surrogateescape")}, (
-        f"{o.id} was edited differently on two machines: kept both, this machine's text "
-        f"as {o.id} and the other as {new_id}")
-
-
-def _parse(data: bytes, name: str):
-    try:
-        return parse_leaf(data.decode("utf-8", "surrogateescape"), name)
-    except DamagedFileError:
-        return None
-
-
-def merge_facts(blobs: list[bytes | None]) -> bytes:
-    """Union of fact-log lines, de-duplicated and ordered by date (then by content, so
-    every machine orders them the same way). Unreadable lines are dropped."""
-    seen: set[bytes] = set()
-    items: list[tuple[str, bytes]] = []
-    for blob in blobs:
-        for raw in (blob or b"").split(b"\n"):
-            line = raw.strip()
-            if not line or line in seen:
-                continue
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if not isinstance(event, dict):
-                continue
-            seen.add(line)
-            when = event.get("date")
-            items.append((when if isinstance(when, str) else "", line))
-    items.sort()
-    return b"".join(line + b"\n" for _, line in items)
-
-
-def _union_lines(a: bytes, b: bytes) -> bytes:
-    lines = list(dict.fromkeys(x for x in (a + b"\n" + b).split(b"\n") if x.strip()))
-    return b"".join(x + b"\n" for x in lines)
-
-
-# ---------------------------------------------------------------------- compact text
-def status_lines(st: dict[str, Any]) -> list[str]:
-    if not st.get("enabled"):
-        return ["sync    off (not under git): 'ihmt sync init [--remote URL]' turns it on"]
-    remote = f"{st['remote']} {st.get('url') or ''}".strip() if st.get("remote") else \
-        "no remote (local history only)"
-    pos = ""
-    if st.get("remote") and st.get("ahead") is not None:
-        pos = f", {st['ahead']} ahead / {st['behind']} behind"
-    last = st.get("last_sync") or {}
-    lines = [f"sync    {st.get('branch', '?')} at {st.get('head') or 'no commit'}, "
-             f"{count(st.get('commits', 0), 'commit', 'commits')}{pos}",
-             f"remote  {remote}",
-             f"last    {last.get('at', 'never synced')}"
-             + (f", {count(st['uncommitted'], 'uncommitted change', 'uncommitted changes')}"
-                if st.get("uncommitted") else "")]
-    if st.get("interrupted"):
-        lines.append("  - a sync was interrupted: 'ihmt sync' finishes it")
-    if st.get("error"):
-        lines.append(f"  - {st['error']}")
-    return lines
-
-
-def sync_lines(rep: dict[str, Any]) -> list[str]:
-    lines = [f"recovered: {n}" for n in rep.get("recovered", [])]
-    how = ("fast-forward" if rep.get("fast_forward") else "merged") if rep.get("merged") \
-        else "nothing to merge"
-    lines.append(f"synced with {rep.get('remote')}/{rep.get('branch')}: {how}, "
-                 f"{count(rep.get('new_memories', 0), 'new memory', 'new memories')}, "
-                 + ("pushed" if rep.get("pushed") else "not pushed")
-                 + f" (now at {rep.get('head')}, {rep.get('ahead', 0)} ahead / "
-                 f"{rep.get('behind', 0)} behind)")
-    lines += [f"kept both: {c}" if "kept both" in c else f"conflict: {c}"
-              for c in rep.get("conflicts", [])]
-    return lines
-
-
-def history_lines(rows: list[dict[str, Any]]) -> list[str]:
-    if not rows:
-        return ["no commits in that period"]
-    return [f"{r['date'][:16].replace('T', ' ')}  {r['commit']}  {r['subject']}" for r in rows]

@@ -491,6 +491,75 @@ class FactTimeline:
             self._read(None)
             return sum(len(v) for v in self._stmts.values())
 
+    def forget(self, sources: set[str]) -> tuple[list[tuple[str, str]], list[str], int]:
+        """Drop every statement of the memories ``sources`` and every outdated mark that
+        names one of them (a forget; the caller holds the write lock).
+
+        The log, and the primary log when it holds such a fact, are rewritten atomically
+        without those lines: only lines that contain one of the ids are parsed, and the
+        in-memory views are updated in place instead of re-reading the log. Returns the
+        (subject, attribute) keys that lost statements, and the memories whose mark
+        pointed at a forgotten one (current again, unless a remaining statement says
+        otherwise: the caller links versions again), and how many statements went.
+        """
+        with self._lock:
+            self._read(None)
+            needles = [s.encode("utf-8") for s in sources]
+
+            def named(ev: dict[str, Any]) -> bool:
+                return (ev.get("source") in sources or ev.get("old") in sources
+                        or ev.get("new") in sources)
+
+            for path in (self.state_dir / PRIMARY_FILE, self.path):
+                try:
+                    data = path.read_bytes()
+                except FileNotFoundError:
+                    continue
+                except OSError as exc:
+                    raise StoreError(f"cannot read {path}: {exc}") from exc
+                kept = [ln for ln in data.split(b"\n")
+                        if not (any(n in ln for n in needles) and (ev := self._parse(ln.strip()))
+                                and named(ev))]
+                out = b"\n".join(kept)
+                if out != data:
+                    atomic_write(path, out, durable=True)
+            keys = sorted({k for s in sources for k in self._by_source.pop(s, ())})
+            removed = 0
+            for key in keys:
+                stmts = [st for st in self._stmts[key] if st.source not in sources]
+                removed += len(self._stmts[key]) - len(stmts)
+                self._exact = {e for e in self._exact if not (e[0] == key and e[3] in sources)}
+                if stmts:
+                    self._stmts[key] = stmts
+                else:
+                    del self._stmts[key]
+                self._views.pop(key, None)
+            freed = [old for old, (new, _) in self._outdated.items()
+                     if new in sources and old not in sources]
+            for old in [o for o, (n, _) in self._outdated.items() if o in sources or n in sources]:
+                del self._outdated[old]
+                self._implicit.discard(old)
+            self._superseded = None
+            self._newer = None
+            self._resync()
+            pairs = [tuple(k.split("::", 1)) for k in keys]
+            return pairs, freed, removed  # type: ignore[return-value]
+
+    def _resync(self) -> None:
+        """Take the rewritten log as read (its content is what memory holds now)."""
+        try:
+            with open(self.path, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                data = fh.read()
+        except FileNotFoundError:
+            self._ident, self._offset, self._head = None, 0, b""
+            self._seen_size = self._seen_mtime = -1
+            return
+        self._ident = (st.st_dev, st.st_ino)
+        self._seen_size, self._seen_mtime = st.st_size, st.st_mtime_ns
+        self._offset = len(data) - len(data.rsplit(b"\n", 1)[-1]) if b"\n" in data else 0
+        self._head = data[:64]
+
     def clear(self, *, everything: bool = False) -> None:
         """Drop the leaf-derived facts (``rebuild([])``), or with ``everything`` the whole log."""
         if not everything:

@@ -25,6 +25,7 @@ from typing import Any
 
 from .config import Config
 from .errors import DamagedFileError, InputError, NotFoundError, StoreError
+from .forgetting import Forgetter
 from .ingest.dates import find_date
 from .ingest.languages import language_for
 from .ingest.prepare import (
@@ -38,7 +39,7 @@ from .ingest.prepare import (
     read_text_file,
     screen_secrets,
 )
-from .model import Fact, IngestItem, Leaf, SaveReport, SearchResult
+from .model import Fact, ForgetReport, IngestItem, Leaf, SaveReport, SearchResult
 from .recall import GATE as RECALL_GATE
 from .recall import Injection
 from .recall import prompt_recall as _prompt_recall
@@ -77,6 +78,9 @@ class Memory:
         self.writer = Writer(store, self.consolidator, self.timeline, self.semantic,
                              self._mutex, self._writing, self._recover_interrupted,
                              self._ensure_root)
+        self.forgetter = Forgetter(store, self.consolidator, self.timeline, self.semantic,
+                                   self._writing, self.writer.link_versions,
+                                   self._rebuild_locked)
         self.searcher = Searcher(store, self.config, self.timeline, self.semantic,
                                  lambda reason: self._repair(reason, force=True),
                                  self._check_timeline)
@@ -164,7 +168,10 @@ class Memory:
         self.store.problems.append(msg)
         self.store.remove_partial_files()
         self.store.clear_cache()
+        forgotten = self.forgetter.finish_interrupted()  # a forget is carried through
         self._rebuild_locked()
+        if forgotten:
+            self.forgetter.after_rebuild(forgotten)
         self.store.end_write()
 
     def _repair(self, reason: str, *, force: bool = False) -> None:
@@ -519,6 +526,14 @@ class Memory:
             report.candidates = [h.id for h in others[:5]]
         else:
             report.warnings.append("no earlier memory matched 'replaces'; nothing was flagged")
+
+    def forget(self, ids: str | Iterable[str]) -> ForgetReport:
+        """Remove memories for good: the leaf files and everything derived from them
+        (branches, catalog, vectors, the facts they stated; see :mod:`ihmt.forgetting`).
+        Every id must exist, else nothing is removed. Git history keeps what it had
+        committed; ``ihmt forget --purge-history`` rewrites it."""
+        with self._mutex:
+            return self.forgetter.forget(ids)
 
     def mark_outdated(self, old_id: str, new_id: str) -> dict[str, Any]:
         """Flag memory ``old_id`` as corrected by ``new_id`` (both must exist).

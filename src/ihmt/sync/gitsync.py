@@ -1,7 +1,8 @@
 """One memory across machines: the memory folder as a git repository.
 
-What is tracked is what cannot be re-derived: the leaves (``layer_0/``), the fact log
-(``state/facts.jsonl``: facts recorded directly and "outdated" marks live nowhere else),
+What is tracked is what cannot be re-derived: the leaves (``layer_0/``), the fact logs
+(``state/facts.jsonl`` and ``state/facts.primary.jsonl``: facts recorded directly and
+"outdated" marks live nowhere else),
 ``ihmt.config.json`` and ``quarantine/``. The trunk, the branches, the catalog, locks and
 the intent log are derived or local: ``sync init`` writes a ``.gitignore`` for them and
 every sync rebuilds them from the merged leaves.
@@ -23,7 +24,10 @@ that was killed half way. The rules:
   ``saved_at``, the union of tags and annotations;
 * a leaf with two different texts: both are kept, the other machine's as a new leaf
   (``extra.conflict_of`` names the first) and the sync report says so;
-* the fact log: the union of both sides' lines, de-duplicated, ordered by date;
+* the fact logs: both sides' lines, de-duplicated, ordered by date, except the lines
+  one side removed since the common version (a forget): they stay removed;
+* a leaf one machine forgot (deleted) and the other kept unchanged, or only annotated:
+  deleted on both, and its facts and vectors go too;
 * anything else both sides changed: this machine's version (the other stays in history).
 
 Only ``git`` is used, with ``GIT_TERMINAL_PROMPT=0``; nothing leaves the machine unless
@@ -61,7 +65,7 @@ from .git import (
     git_exe,
     is_repo,
 )
-from .merge import CONFIG, FACTS, TRACKED_STATE, blob_sha, merge_facts, resolve
+from .merge import CONFIG, FACTS, TRACKED_STATE, blob_sha, merge_facts, merge_logs, resolve
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -482,7 +486,7 @@ def _apply(mem: Memory, old: str | None, target: str, report: dict[str, Any]) ->
     files.write_json(path / MARKER, {"old": old, "target": target, "at": utcnow()},
                      durable=True)
     _apply_files(mem, old, target, report)
-    _finish(mem)
+    _finish(mem, report.get("forgotten", []))
 
 
 def _apply_files(mem: Memory, old: str | None, target: str, report: dict[str, Any]) -> None:
@@ -501,7 +505,8 @@ def _apply_files(mem: Memory, old: str | None, target: str, report: dict[str, An
         _om, _nm, osha, nsha, st = meta[1:].split()
         changes.append((st[0], osha, nsha, parts[i + 1].decode("utf-8", "surrogateescape")))
         i += 2
-    blobs = _read_blobs(path, [c[2] for c in changes if c[0] != "D"])
+    blobs = _read_blobs(path, [c[2] for c in changes if c[0] != "D"]
+                        + [c[1] for c in changes if c[3] in TRACKED_STATE and c[0] == "M"])
     # Test hook: the process dies after writing that many files (a sync killed half way).
     crash_at = os.environ.get("IHMT_SYNC_CRASH_AFTER")
     for n, (st, osha, nsha, rel) in enumerate(changes):
@@ -517,12 +522,14 @@ def _apply_files(mem: Memory, old: str | None, target: str, report: dict[str, An
         if st == "D":
             if cur is not None and blob_sha(cur) == osha:
                 p.unlink()
+                if rel.startswith("layer_0/") and rel.endswith(".txt"):
+                    report.setdefault("forgotten", []).append(Path(rel).stem)
             continue
         data = blobs.get(nsha)
         if data is None:
             continue
-        if rel == FACTS:
-            data = merge_facts([cur, data])
+        if rel in TRACKED_STATE:  # lines added here since, kept; lines forgotten, not
+            data = merge_logs(blobs.get(osha), cur, data)
         elif cur is not None and blob_sha(cur) not in (osha, nsha):
             # Changed here after the merge was computed (a sync finished late): merge it.
             data, extra, note = resolve(rel, None, cur, data)
@@ -543,12 +550,15 @@ def _apply_files(mem: Memory, old: str | None, target: str, report: dict[str, An
     store.end_write()
 
 
-def _finish(mem: Memory) -> None:
+def _finish(mem: Memory, forgotten: list[str] | None = None) -> None:
     """After HEAD moved: rebuild the derived files (the semantic vectors of the memories
-    that came in are computed just after, by this process's worker), order the fact log,
+    that came in are computed just after, by this process's worker), carry through the
+    forgets the other machine made (their facts and vectors go too), order the fact log,
     commit the result."""
     path = mem.store.path
     mem.rebuild()
+    if forgotten:
+        mem.forgetter.after_rebuild(list(forgotten))
     mem.queue_missing_vectors()  # memories from the other machine: vectors are local
     normalize_facts(mem)
     commit_all(path, "sync: tree rebuilt after merge")

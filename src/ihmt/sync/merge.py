@@ -29,10 +29,13 @@ def resolve(rel: str, base: bytes | None, ours: bytes | None, theirs: bytes | No
             ) -> tuple[bytes | None, dict[str, bytes | None], str | None]:
     """The merged content of one path both sides changed: (data or None to delete,
     extra files to add, a sentence for the report or None)."""
-    if rel == FACTS:
-        return merge_facts([ours, theirs]), {}, None
-    if ours is None or theirs is None:  # changed on one side, deleted on the other: keep
-        return ours if theirs is None else theirs, {}, None
+    if rel in TRACKED_STATE:
+        return merge_logs(base, ours, theirs), {}, None
+    if ours is None or theirs is None:
+        kept = ours if theirs is None else theirs
+        if base is not None and _forgotten(rel, base, kept):
+            return None, {}, None  # a forget beats a copy whose memory did not change
+        return kept, {}, None  # changed on one side, deleted on the other: keep
     if ours == theirs:
         return ours, {}, None
     if rel.startswith("layer_0/") and rel.endswith(".txt"):
@@ -100,6 +103,42 @@ def merge_facts(blobs: list[bytes | None]) -> bytes:
             items.append((when if isinstance(when, str) else "", line))
     items.sort()
     return b"".join(line + b"\n" for _, line in items)
+
+
+def _forgotten(rel: str, base: bytes, kept: bytes) -> bool:
+    """A leaf deleted on one side (forgotten) whose other copy only gained annotations."""
+    if not (rel.startswith("layer_0/") and rel.endswith(".txt")):
+        return False
+    name = rel.rsplit("/", 1)[-1]
+    b, k = _parse(base, name), _parse(kept, name)
+    return b is not None and k is not None and b.text == k.text
+
+
+def _events(blob: bytes | None) -> dict[str, bytes]:
+    """Canonical form -> line, for the readable events of a log."""
+    out: dict[str, bytes] = {}
+    for raw in (blob or b"").split(b"\n"):
+        line = raw.strip()
+        if not line:
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            out.setdefault(json.dumps(event, sort_keys=True, ensure_ascii=False), line)
+    return out
+
+
+def merge_logs(base: bytes | None, ours: bytes | None, theirs: bytes | None) -> bytes:
+    """A three-way merge of a fact log: what either side added is kept, and what either
+    side removed since ``base`` (a forget drops its memory's lines) stays removed, so a
+    deletion is never undone by the other machine's unchanged copy. Ordered like
+    :func:`merge_facts`."""
+    b, o, t = _events(base), _events(ours), _events(theirs)
+    gone = (b.keys() - o.keys()) | (b.keys() - t.keys())
+    lines = [line for key, line in {**t, **o}.items() if key not in gone]
+    return merge_facts([b"\n".join(lines)])
 
 
 def _union_lines(a: bytes, b: bytes) -> bytes:

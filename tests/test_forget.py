@@ -17,6 +17,15 @@ from .conftest import leaf_files, reachable
 MARKER = "zorblatquix"  # a word no other memory holds
 
 
+@pytest.fixture(autouse=True)
+def fresh_git(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A machine where git has no user configuration at all (as in CI)."""
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "no-gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for var in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "EMAIL"):
+        monkeypatch.delenv(var, raising=False)
+
+
 def holders(folder: Path, needle: str = MARKER) -> list[str]:
     """Files under the memory folder (git's own folder aside) whose bytes hold ``needle``."""
     out = []
@@ -217,3 +226,105 @@ def test_vectors_are_erased(tmp_path, monkeypatch):
     res = other.search("what pet do I have")
     assert all(h.id != ids[1] for h in res.hits)
     assert not other.semantic.vectors.has(ids[1])
+
+
+# ---------------------------------------------------------------------- the CLI
+def ihmt(*args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ihmt.faces.cli", *args], input=input,
+                          capture_output=True, text=True, timeout=180)
+
+
+def test_cli_forget_asks_lists_and_removes(tmp_path):
+    path = str(tmp_path / "s")
+    ihmt("--path", path, "init")
+    ihmt("--path", path, "save", f"the {MARKER} gateway listens on port 9911",
+         "--date", "2025-01-01")
+    ihmt("--path", path, "save", "coffee is on the third floor", "--date", "2025-01-02")
+    found = ihmt("--path", path, "--json", "forget", "--query", "gateway port")
+    assert found.returncode == 0
+    cands = __import__("json").loads(found.stdout)["candidates"]
+    assert MARKER in cands[0]["text"]
+    leaf_id = cands[0]["id"]
+    listed = ihmt("--path", path, "forget", "--query", "gateway port")
+    assert "nothing removed yet" in listed.stdout and leaf_id in listed.stdout
+    refused = ihmt("--path", path, "forget", leaf_id)  # not a terminal, no --yes
+    assert refused.returncode == 2 and "--yes" in refused.stderr
+    missing = ihmt("--path", path, "forget", leaf_id, "L-general-000000000000", "--yes")
+    assert missing.returncode == 2 and "nothing was removed" in missing.stderr
+    assert leaf_id in ihmt("--path", path, "search", "--full", "gateway").stdout
+    done = ihmt("--path", path, "forget", leaf_id, "--yes")
+    assert done.returncode == 0 and done.stdout.startswith("forgot 1 memory: ")
+    assert holders(tmp_path / "s") == []
+    assert ihmt("--path", path, "search", "gateway").stdout.startswith("NOT FOUND")
+    assert "coffee" in ihmt("--path", path, "search", "coffee").stdout
+    helped = ihmt("forget", "--help")
+    assert helped.returncode == 0 and "--purge-history" in helped.stdout
+
+
+# ---------------------------------------------------------------------- git sync
+def test_a_forget_travels_with_sync_and_is_not_brought_back(tmp_path):
+    from ihmt.sync import gitsync
+
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    a = Memory.open(tmp_path / "a" / "ihmt_memory", create=True, config={"branch_factor": 4})
+    b = Memory.open(tmp_path / "b" / "ihmt_memory", create=True, config={"branch_factor": 4})
+    gitsync.init(a, str(remote))
+    x = a.save(f"the {MARKER} gateway listens on port 9911", date="2025-01-01",
+               states="gateway :: port = 9911").ids[0]
+    keep = a.save("coffee is on the third floor", date="2025-01-02").ids[0]
+    gitsync.sync(a)
+    gitsync.init(b, str(remote))
+    assert b.search(MARKER).best.id == x and "9911" in str(b.facts("gateway"))
+    a.forget(x)
+    log = subprocess.run(["git", "-C", str(a.path), "log", "-1", "--stat", "--format=%s"],
+                         capture_output=True, text=True).stdout
+    assert log.startswith(f"forget: {x}") and "deletion" in log and MARKER not in log
+    gitsync.sync(a)
+    b.save("tea is in the kitchen", date="2025-01-03")  # b moved on meanwhile
+    rep = gitsync.sync(b)
+    assert rep["merged"]
+    assert x not in {p.stem for p in b.store.iter_leaf_paths()}
+    assert b.search(MARKER).status == "NOT_FOUND" and b.facts("gateway") == []
+    assert holders(b.path) == [] and b.search("coffee floor").best.id == keep
+    gitsync.sync(a)  # and back: a's next sync does not bring it back either
+    gitsync.sync(b)
+    for m in (a, b):
+        assert x not in {p.stem for p in m.store.iter_leaf_paths()} and holders(m.path) == []
+    # and the other way round: b forgets a memory that a still has
+    b.forget(keep)
+    gitsync.sync(b)
+    gitsync.sync(a)
+    assert keep not in {p.stem for p in a.store.iter_leaf_paths()}
+
+
+def test_purge_history_removes_the_text_from_every_commit(tmp_path):
+    from ihmt.sync import gitsync
+
+    path = tmp_path / "s" / "ihmt_memory"
+    m = Memory.open(path, create=True)
+    gitsync.init(m)
+    x = m.save(f"the {MARKER} gateway listens on port 9911", date="2025-01-01",
+               states="gateway :: port = 9911").ids[0]
+    m.save("coffee is on the third floor", date="2025-01-02")
+    m.close()
+
+    def in_history() -> int:
+        return subprocess.run(["git", "-C", str(path), "log", "--all", "-p"],
+                              capture_output=True, text=True).stdout.count(MARKER)
+
+    cp = ihmt("--path", str(path), "forget", x, "--yes")
+    assert "git history still holds them" in cp.stdout and in_history() > 0
+    cp = ihmt("--path", str(path), "forget", x, "--purge-history", "--yes")
+    assert cp.returncode == 0 and "git history rewritten without 1 memory" in cp.stdout
+    assert in_history() == 0
+    objects = subprocess.run(["git", "-C", str(path), "rev-list", "--all", "--objects"],
+                             capture_output=True, text=True).stdout.split()
+    blobs = subprocess.run(["git", "-C", str(path), "cat-file", "--batch"],
+                           input="\n".join(o for o in objects if len(o) == 40) + "\n",
+                           capture_output=True, text=True, errors="replace").stdout
+    assert MARKER not in blobs and "9911" not in blobs
+    status = subprocess.run(["git", "-C", str(path), "status", "--porcelain"],
+                            capture_output=True, text=True).stdout
+    assert status == ""
+    assert Memory.open(path).search("coffee").best is not None

@@ -23,7 +23,7 @@ from mcp.types import INTERNAL_ERROR, ErrorData, ListRootsResult, Root
 
 from .mcp_client import Agent, RootsCallback, running_server, text_of
 
-MEMORY_TOOLS = {"search_memory", "save_memory", "mark_outdated"}
+MEMORY_TOOLS = {"search_memory", "save_memory", "mark_outdated", "forget_memory"}
 PROJECT_TOOLS = {"project_map", "find_code", "read_file", "note", "recall", "digest_output"}
 
 INVENTORY = '''\

@@ -18,7 +18,7 @@ from ihmt import Memory
 
 from .mcp_client import Agent, running_server
 
-MEMORY_TOOLS = {"search_memory", "save_memory", "mark_outdated"}
+MEMORY_TOOLS = {"search_memory", "save_memory", "mark_outdated", "forget_memory"}
 SMALL_LIMIT = 3000  # max_input_bytes of the shared store, to test the size cap cheaply
 
 
@@ -185,3 +185,21 @@ def test_two_servers_share_one_store(tmp_path: Path) -> None:
                                       "for example billing-prod.")
         found = a.text("search_memory", query="kubernetes namespace pattern")
         assert found.startswith("FOUND") and "billing-prod" in found
+
+
+# ---------------------------------------------------------------------- forget
+def test_forget_memory_removes_it_through_the_real_client(agent: Agent) -> None:
+    tool = agent.tools()["forget_memory"]
+    assert tool.annotations.destructive_hint is True and tool.annotations.read_only_hint is False
+    assert "Cannot be undone" in tool.description
+    agent.text("save_memory", content="The quendalix relay listens on port 7141.")
+    found = agent.text("search_memory", query="quendalix relay port", detail="full")
+    leaf_id = next(w for w in found.replace("(", " ").replace(")", " ").split()
+                   if w.startswith("L-"))
+    done = agent.text("forget_memory", id=leaf_id)
+    assert done.startswith(f"Forgot {leaf_id}") and "quendalix" in done
+    after = agent.text("search_memory", query="quendalix relay port", detail="full")
+    assert after.startswith("NOT FOUND") and leaf_id not in after
+    assert "no memory with id" in agent.error("forget_memory", id=leaf_id)  # already gone
+    assert "id is empty" in agent.error("forget_memory", id=" ")
+    assert "not a memory id" in agent.error("forget_memory", id="../../etc/passwd")

@@ -12,7 +12,8 @@ from ihmt import Memory
 
 from .mcp_client import Agent, running_server
 
-TOOL_ORDER = ["search_memory", "save_memory", "mark_outdated", "project_map", "find_code",
+TOOL_ORDER = ["search_memory", "save_memory", "mark_outdated", "forget_memory", "project_map",
+              "find_code",
               "read_file", "note", "recall", "digest_output"]
 
 

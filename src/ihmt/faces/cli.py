@@ -338,6 +338,13 @@ def cmd_history(args: argparse.Namespace) -> int:
     return 0
 
 
+@command("forget")
+def cmd_forget(args: argparse.Namespace) -> int:
+    from . import cli_forget
+
+    return cli_forget.run(args, open_memory(args), out)
+
+
 @command("demo")
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
@@ -437,6 +444,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--since", help="only commits since this date (2026-02-03)")
     s.add_argument("--limit", type=int, default=50, metavar="N",
                    help="at most N commits (default 50)")
+    from . import cli_forget
+
+    cli_forget.add_parser(cmd)
     cmd("demo", "end-to-end walkthrough on example documents")
     for name, text in PASSTHROUGH.items():
         sub.add_parser(name, help=text, add_help=False)

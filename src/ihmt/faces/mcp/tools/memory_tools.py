@@ -1,4 +1,4 @@
-"""Long-term memory tools: search_memory, save_memory, mark_outdated.
+"""Long-term memory tools: search_memory, save_memory, mark_outdated, forget_memory.
 
 Each tool is one call into :class:`ihmt.Memory` plus a formatter. The docstrings are the
 descriptions the agent reads when it decides whether to call a tool, so they say when to
@@ -145,6 +145,34 @@ def register(server: MCPServer, state: ServerState) -> None:
                 raise InputError(f"{name} is empty: pass a memory id such as L-general-3f1c0a9e2b4d")
         outcome = state.memory().mark_outdated(old_id.strip(), new_id.strip())
         return format_marked(outcome, old_id.strip(), new_id.strip())
+
+    @tool(server, read_only=False, idempotent=True, destructive=True,
+          title="Forget a memory for good")
+    def forget_memory(
+        id: Annotated[str, Field(description=(
+            "Id of the memory to remove, as search_memory(detail='full') shows it "
+            "(e.g. 'L-personal-3f1c0a9e2b4d')."))],
+    ) -> str:
+        """Remove one memory for good: its text, its place in the tree, its vectors and
+        the facts it stated. Cannot be undone.
+
+        Only when the user asks to forget or delete something ("forget that", "remove my
+        old address"), after confirming which memory with them: find its id with
+        search_memory(detail="full"). For a fact that merely changed, save the new value
+        instead (the old one stays as history, flagged OUTDATED). The memory folder's git
+        history, if any, keeps it until the user runs `ihmt forget ID --purge-history`.
+        """
+        leaf_id = id.strip()
+        if not leaf_id:
+            raise InputError("id is empty: pass a memory id such as L-general-3f1c0a9e2b4d")
+        rep = state.memory().forget([leaf_id])
+        lines = [f'Forgot {leaf_id} ("{rep.excerpts.get(leaf_id, "")}"). No search returns it '
+                 "any more."]
+        if rep.current_again:
+            lines.append("No longer outdated (what it had corrected): "
+                         + ", ".join(rep.current_again) + ".")
+        lines += [f"Note: {w}" for w in rep.warnings]
+        return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------- formatters

@@ -876,3 +876,71 @@ def setup_flow(browser: Browser, home: Path) -> None:
         assert (home / ".claude" / "CLAUDE.md").is_file()
         page.wait_for_selector('.agent[data-agent="claude-code"] .chip.good')
         done(page)
+
+
+# ---------------------------------------------------------------------- forget
+FORGET_WORD = "plumbobquartz"
+
+
+def forget_store(folder: Path) -> tuple[Path, str]:
+    m = Memory.open(folder, create=True)
+    keep = m.save("The coffee machine on the third floor is broken", date="2025-01-02")
+    gone = m.save(f"My old locker code was {FORGET_WORD} 4411", date="2025-01-03").ids[0]
+    m.close()
+    assert keep.ids
+    return folder, gone
+
+
+def test_forget_is_two_posts_behind_the_token(tmp_path: Path, home: Path) -> None:
+    folder, gone = forget_store(tmp_path / "mem")
+    client = client_for(folder, home)
+    assert client.post("/api/forget/preview", json={"id": gone}).status_code == 401
+    # A cross-site form can only send a simple body: refused before any route runs.
+    form = client.post("/api/forget/preview", content=f"id={gone}", headers={
+        **AUTH, "content-type": "application/x-www-form-urlencoded"})
+    assert form.status_code in (400, 415)
+    assert client.post("/api/forget", json={"plan_id": "made-up"}, headers=AUTH
+                       ).status_code == 404
+    assert client.post("/api/forget/preview", json={"id": "N1-x-y"}, headers=AUTH
+                       ).status_code == 404
+    plan = client.post("/api/forget/preview", json={"id": gone}, headers=AUTH).json()
+    assert FORGET_WORD in plan["excerpt"]
+    assert any(resolve_store(folder).rglob(f"{gone}.txt"))  # still there
+    done_ = client.post("/api/forget", json={"plan_id": plan["plan_id"]}, headers=AUTH).json()
+    assert done_["forgotten"] == [gone]
+    assert client.post("/api/forget", json={"plan_id": plan["plan_id"]}, headers=AUTH
+                       ).status_code == 404  # a plan confirms once
+    res = client.get(f"/api/search?q={FORGET_WORD}", headers=AUTH).json()
+    assert res["status"] == "NOT_FOUND"
+    assert not any(FORGET_WORD.encode() in p.read_bytes()
+                   for p in resolve_store(folder).rglob("*") if p.is_file())
+
+
+def resolve_store(folder: Path) -> Path:
+    from ihmt.store.store import resolve_store_path
+
+    return resolve_store_path(folder)
+
+
+@needs_browser
+def test_e2e_forget_button_asks_then_removes(browser: Browser, tmp_path: Path) -> None:
+    folder, gone = forget_store(tmp_path / "mem")
+    with served(build_app(folder, TOKEN, home=tmp_path)) as url:
+        page = open_page(browser, url, "explore")
+        row = page.locator(f'#explore-tree li[data-id="{gone}"] > .row')
+        row.click()
+        page.wait_for_selector(f'#explore-tree li[data-id="{gone}"] .forget-start')
+        page.click(f'#explore-tree li[data-id="{gone}"] .forget-start')
+        confirm = page.locator(f'#explore-tree li[data-id="{gone}"] .forget-confirm')
+        confirm.wait_for()
+        assert FORGET_WORD in confirm.locator("blockquote").inner_text()
+        page.click(f'#explore-tree li[data-id="{gone}"] .forget-no')  # Cancel keeps it
+        assert resolve_store(folder).joinpath("layer_0").exists()
+        assert any(resolve_store(folder).rglob(f"{gone}.txt"))
+        page.click(f'#explore-tree li[data-id="{gone}"] .forget-start')
+        page.click(f'#explore-tree li[data-id="{gone}"] .forget-yes')
+        page.wait_for_selector(f'#explore-tree li[data-id="{gone}"].forgotten .forgotten-note')
+        quiet(page)
+        assert not any(resolve_store(folder).rglob(f"{gone}.txt"))
+        shoot(page, "forget")
+        done(page)

@@ -2,10 +2,12 @@
 
 Every read goes through the same library calls as the CLI (``Memory.search``,
 ``Memory.tree``-style branch reads, the fact timeline), so what the page shows is what an
-agent would get. Over the memory the API is read-only: no route edits, flags or deletes a
-leaf. The only writes are creating a store and registering the MCP server with an agent,
-and each takes two calls: a preview that returns exactly what would be written, and a
-confirm call carrying the preview's one-time ``plan_id``.
+agent would get. Over the memory the API reads, with one exception: Forget, which removes
+one memory for good (``Memory.forget``). The other writes are creating a store and
+registering the MCP server with an agent. Each write takes two calls: a preview that
+returns exactly what would be written or removed, and a confirm call carrying the
+preview's one-time ``plan_id``; both are POSTs with a JSON body and the token, which a page
+of another site cannot send (see :mod:`ihmt.faces.gui.guard`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from ...memory import Memory
 from ...model import Fact
 from ...render import result_dict
 from ...store.store import STORE_DIRNAME, resolve_store_path
+from ...text import clip
 from .. import install as installer
 from .guard import Guard
 from .state import GuiState, memory_home_of, store_exists
@@ -295,6 +298,26 @@ def api_leaf(state: GuiState, q: Query, b: Body) -> dict[str, Any]:
     }
 
 
+def api_forget_preview(state: GuiState, q: Query, b: Body) -> dict[str, Any]:
+    """What a Forget would remove (the memory's start), and the plan that confirms it."""
+    leaf_id = b.get("id")
+    if not isinstance(leaf_id, str) or not leaf_id.startswith("L-"):
+        raise NotFoundError(f"{leaf_id!r} is not a memory id")
+    leaf = state.memory().get(leaf_id)
+    plan_id = state.add_plan("forget", {"id": leaf.id}, leaf.checksum or leaf.text[:200])
+    return {"plan_id": plan_id, "id": leaf.id, "excerpt": clip(leaf.text, 160),
+            "date": leaf.date}
+
+
+def api_forget(state: GuiState, q: Query, b: Body) -> dict[str, Any]:
+    """Forget the memory a preview named: the GUI's one write to the memory itself."""
+    plan = state.take_plan(b.get("plan_id"), "forget")
+    rep = state.memory().forget([plan.params["id"]])
+    log.info("forgot %s from the GUI", plan.params["id"])
+    return {"forgotten": rep.ids, "current_again": rep.current_again,
+            "warnings": rep.warnings}
+
+
 def api_search(state: GuiState, q: Query, b: Body) -> dict[str, Any]:
     mem = state.memory()
     top_k = _int_arg(q, "k", 8, 1, 50)
@@ -474,6 +497,7 @@ def build_app(store_path: Path | None, token: str, home: Path | None = None) -> 
         "/api/store/preview": api_store_preview, "/api/store/create": api_store_create,
         "/api/store/open": api_store_open, "/api/setup/preview": api_setup_preview,
         "/api/setup/apply": api_setup_apply,
+        "/api/forget/preview": api_forget_preview, "/api/forget": api_forget,
     }
     routes = [Route(p, _endpoint(state, fn), methods=["GET"]) for p, fn in get.items()]
     routes += [Route(p, _endpoint(state, fn), methods=["POST"]) for p, fn in post.items()]

@@ -191,5 +191,45 @@ export function leafView(leaf) {
     h('dd', {}, leaf.tags.length ? leaf.tags.map((tg) => h('span', { class: 'chip tag', text: tg }))
       : tr('leaf.no_tags')),
     h('dt', { i18n: 'leaf.id' }), h('dd', {}, h('code', { text: leaf.id })));
-  return [notices, meta, h('pre', { class: 'leaf-text', text: leaf.text.replace(/\s+$/, '') })];
+  return [notices, meta, h('pre', { class: 'leaf-text', text: leaf.text.replace(/\s+$/, '') }),
+    forgetControl(leaf)];
+}
+
+/**
+ * Forget: the one write to the memory itself. A first click asks the server what would go
+ * (a preview with a one-time plan), the confirmation shows it, and only "Forget for good"
+ * removes the memory; afterwards the leaf's row says it is gone.
+ */
+function forgetControl(leaf) {
+  const box = h('div', { class: 'forget' });
+  const start = h('button', { type: 'button', class: 'forget-start', i18n: 'leaf.forget' });
+  start.addEventListener('click', async () => {
+    let plan;
+    try {
+      plan = await api('/api/forget/preview', { body: { id: leaf.id } });
+    } catch (err) {
+      fill(box, errorBox(err));
+      return;
+    }
+    const yes = h('button', { type: 'button', class: 'forget-yes danger', i18n: 'leaf.forget_yes' });
+    const no = h('button', { type: 'button', class: 'forget-no', i18n: 'common.cancel' });
+    fill(box, h('div', { class: 'alert warn forget-confirm', role: 'alertdialog' },
+      h('p', { i18n: 'leaf.forget_confirm' }), h('blockquote', { text: plan.excerpt }), yes, no));
+    no.addEventListener('click', () => fill(box, start));
+    yes.addEventListener('click', async () => {
+      yes.disabled = true;
+      try {
+        await api('/api/forget', { body: { plan_id: plan.plan_id } });
+      } catch (err) {
+        fill(box, errorBox(err));
+        return;
+      }
+      const li = box.closest('li');
+      const body = box.closest('.leaf-body');
+      if (li) li.classList.add('forgotten');
+      fill(body || box, h('p', { class: 'alert good forgotten-note', i18n: 'leaf.forgotten' }));
+    });
+  });
+  box.append(start);
+  return box;
 }

@@ -228,6 +228,15 @@ def test_a_damaged_line_is_named_and_what_came_before_is_kept(src: Memory,
     dst.close()
 
 
+def test_a_line_nested_too_deep_is_a_damaged_line(tmp_path: Path) -> None:
+    path = tmp_path / "deep.jsonl"
+    path.write_text('{"ihmt_export": 1}\n' + "[" * 100_000 + "\n")
+    dst = Memory.open(tmp_path / "dst", create=True)
+    with pytest.raises(InputError, match="line 2: not valid JSON"):
+        dst.ingest_file(path)
+    dst.close()
+
+
 @pytest.mark.parametrize("header,why", [
     ('{"ihmt_export": 2, "kind": "header"}', "export format version 2 is not one this IHMT"),
     ('{"ihmt_export": "1"}', "export format version '1' is not one"),
@@ -362,3 +371,12 @@ def test_bad_arguments(src: Memory) -> None:
         src.export(scope="  ")
     r = ihmt("--path", str(src.path), "export", "--format", "csv")
     assert r.returncode == 2 and "invalid choice" in r.stderr
+
+
+def test_the_export_benchmark_restores_a_generated_store_identically(tmp_path: Path) -> None:
+    from bench import export as bench_export
+
+    r = bench_export.run(80, 3, tmp_path)
+    assert r["exported"] == r["restored_new"] > 0
+    assert r["identical"] is True
+    assert r["stream"]["peak_mb"] > 0 and r["load_all"]["peak_mb"] > 0

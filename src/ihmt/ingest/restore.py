@@ -42,10 +42,14 @@ PROMOTED = ("states", SCOPE_KEY, "superseded_by", "superseded_implicitly")
 
 
 def header_of_text(first_line: str) -> dict[str, Any] | None:
-    """The export header if ``first_line`` is one, else None (an ordinary JSON line)."""
+    """The export header if ``first_line`` is one, else None (an ordinary JSON line, or any
+    text: only a short line that opens an object naming the key is parsed at all)."""
+    line = first_line.strip()
+    if not line.startswith("{") or len(line) > _PEEK_BYTES or f'"{FORMAT_KEY}"' not in line:
+        return None
     try:
-        head = json.loads(first_line)
-    except ValueError:
+        head = json.loads(line)
+    except (ValueError, RecursionError):
         return None
     return head if isinstance(head, dict) and FORMAT_KEY in head else None
 
@@ -118,7 +122,7 @@ class ExportReader:
             raise self._error(number, "line too long for one memory")
         try:
             rec = json.loads(line)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise self._error(number, f"not valid JSON ({exc}); the line is damaged, fix "
                                       "or remove it and ingest the file again (memories "
                                       "already restored are not duplicated)") from exc

@@ -25,6 +25,7 @@ from typing import Any
 
 from .config import Config
 from .errors import DamagedFileError, InputError, NotFoundError, StoreError
+from .export import Export, restore
 from .forgetting import Forgetter
 from .ingest.dates import find_date
 from .ingest.languages import language_for
@@ -39,6 +40,7 @@ from .ingest.prepare import (
     read_text_file,
     screen_secrets,
 )
+from .ingest.restore import is_export, looks_like_export, open_lines
 from .model import Fact, ForgetReport, IngestItem, Leaf, SaveReport, SearchResult
 from .recall import GATE as RECALL_GATE
 from .recall import Injection
@@ -223,8 +225,11 @@ class Memory:
                     date: str | None = None) -> SaveReport:
         """Store a document: detected, split into logical blocks, each block one leaf.
 
-        Dates come from the text (or ``date``); undated content stays undated.
+        Dates come from the text (or ``date``); undated content stays undated. An
+        ``ihmt export`` JSONL text is restored instead (see :meth:`export`).
         """
+        if isinstance(text, str) and looks_like_export(text):
+            return self._restore(text.splitlines(keepends=True), source or "text")
         clean, warnings = clean_text(text, self.config.max_input_bytes)
         clean = screen_secrets(clean, self.config.secrets, warnings, where=source)
         dt, dom = classify(clean, source, domain, data_type or "auto")
@@ -237,7 +242,10 @@ class Memory:
 
     def ingest_file(self, path: str | os.PathLike[str], *, domain: str | None = None,
                     data_type: str | None = None, tags: Iterable[str] = ()) -> SaveReport:
+        """Ingest one file; an ``ihmt export`` JSONL file is restored, read line by line."""
         p = Path(path).expanduser()
+        if is_export(p):
+            return self._restore(open_lines(p), str(p))
         text = read_text_file(p, self.config.max_input_bytes)
         return self.ingest_text(text, source=p.name, domain=domain, data_type=data_type,
                                 tags=tags)
@@ -256,6 +264,18 @@ class Memory:
                 yield IngestItem(path=str(target), report=rep)
             except (InputError, OSError) as exc:
                 yield IngestItem(path=str(target), skipped=str(exc))
+
+    def _restore(self, lines: Iterable[str], where: str) -> SaveReport:
+        cfg = self.config
+        return restore(lines, where, writer=self.writer, timeline=self.timeline,
+                       store=self.store, secrets=cfg.secrets, max_bytes=cfg.max_input_bytes,
+                       stemmer=cfg.stemmer, mutex=self._mutex)
+
+    def export(self, scope: str | None = None, fmt: str = "jsonl") -> Export:
+        """Every memory of ``scope`` (``all``/None, ``global`` or a project id) as lines of
+        ``fmt``, read one leaf at a time: ``jsonl`` is restored by :meth:`ingest_file`
+        with the same search answers, ``markdown`` is for reading (:mod:`ihmt.export`)."""
+        return Export(self.store, self.timeline, scope=scope, fmt=fmt)
 
     def _store_text(self, text: str, *, data_type: str, domain: str, date: str | None,
                     tags: list[str], source: str | None, language: str | None,

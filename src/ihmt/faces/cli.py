@@ -21,6 +21,7 @@ from ..errors import IHMTError, InputError
 from ..memory import Memory, default_home
 from ..render import compact_answer, result_dict
 from ..text import count
+from . import cli_export
 
 Handler = Callable[[argparse.Namespace], int]
 COMMANDS: dict[str, Handler] = {}
@@ -249,6 +250,11 @@ def cmd_mark_outdated(args: argparse.Namespace) -> int:
     return 0
 
 
+@command("export")
+def cmd_export(args: argparse.Namespace) -> int:
+    return cli_export.run(args, open_memory(args))
+
+
 @command("tree")
 def cmd_tree(args: argparse.Namespace) -> int:
     mem = open_memory(args)
@@ -384,7 +390,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--force", action="store_true",
                    help="reset derived files (leaves are kept) and write the config")
 
-    s = cmd("ingest", "ingest files, folders or stdin ('-')")
+    s = cmd("ingest", "ingest files, folders or stdin ('-'); an 'ihmt export' JSONL file is "
+            "restored")
     s.add_argument("paths", nargs="+", metavar="PATH",
                    help="files or folders (walked recursively); '-' reads text from stdin")
     s.add_argument("--domain", help="file everything under this domain (default: detected)")
@@ -427,6 +434,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("old_id", help="the id of the memory that is no longer true")
     s.add_argument("new_id", help="the id of the memory that corrects it")
 
+    cli_export.add_arguments(cmd("export", cli_export.HELP))
     s = cmd("tree", "outline of the hierarchy")
     s.add_argument("--depth", type=int, metavar="N", help="show only N levels")
 

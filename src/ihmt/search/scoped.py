@@ -1,0 +1,70 @@
+"""A search seen from one project: what the descent ranks, what it may add, the labels.
+
+The descent (:mod:`ihmt.search.descent`) filters on the scope every leaf entry carries
+and skips the branches whose leaves all belong elsewhere (``"scopes"`` of a branch entry),
+so a scoped search opens no leaf and no branch more than its answer needs. In the default
+view another project's memory is kept only when it scores at least
+:data:`ihmt.scope.CROSS` times the best memory in scope (or nothing in scope matches),
+and every such hit is labelled with its project.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..model import Hit
+from ..scope import CROSS, GLOBAL, ScopeView
+from ..tree.refile import MOVES, entry_scope
+from .descent import ScopeFilter
+
+
+def scope_filter(view: ScopeView | None, root: dict[str, Any]) -> ScopeFilter | None:
+    """The descent's filter for ``view`` (None: every memory, as before scopes)."""
+    if view is None or not view.filtering:
+        return None
+    moves: dict[str, str] = root.get(MOVES) or {}
+
+    def leaf(entry: dict[str, Any]) -> bool:
+        return view.admits(entry_scope(entry, moves))
+
+    if any(view.admits(s) for s in moves.values()):
+        # A memory moved into this view may sit in a branch written before the move,
+        # whose list of scopes does not name it: open every branch until a rebuild.
+        def node(entry: dict[str, Any]) -> bool:
+            return True
+    else:
+        def node(entry: dict[str, Any]) -> bool:
+            return any(view.admits(s) for s in entry.get("scopes") or [GLOBAL])
+
+    return ScopeFilter(leaf=leaf, node=node, cross=CROSS if view.crosses else None)
+
+
+def label(hits: list[Hit], view: ScopeView | None, root: dict[str, Any]) -> list[Hit]:
+    """Give each hit its scope (from its entry, a later move included) and mark another
+    project's; best score first."""
+    moves = root.get(MOVES) or {}
+    for h in hits:
+        entry = {"id": h.id, "scope": h.scope if h.scope != GLOBAL else None}
+        h.scope = entry_scope(entry, moves)
+        h.foreign = bool(view is not None and view.foreign(h.scope))
+    return sorted(hits, key=lambda h: -h.score)
+
+
+def in_view(close: tuple[list[tuple[str, float]], dict[str, float]], view: ScopeView | None,
+            known: set[str], scope_of: Callable[[str], str | None]
+            ) -> tuple[list[tuple[str, float]], dict[str, float]]:
+    """Drop the memories found by meaning that the view does not show (their leaf says
+    where they belong; ``known`` are hits whose scope was already checked)."""
+    top, sims = close
+    if view is None:
+        return close
+    kept = []
+    for leaf_id, sim in top:
+        if leaf_id in known:
+            kept.append((leaf_id, sim))
+            continue
+        scope = scope_of(leaf_id)
+        if scope is not None and view.admits(scope):
+            kept.append((leaf_id, sim))
+    return kept, sims

@@ -285,3 +285,16 @@ def test_rebuild_keeps_scopes(mem: Memory) -> None:
     mem.rebuild()
     assert mem.scopes() == before == {GLOBAL: 1, "p/a": 3, "p/b": 3}
     assert [h.id for h in mem.search("service deploys region").hits] == answer
+
+
+def test_the_bleed_benchmark_small_run(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench import scopes
+
+    assert scopes.main(["--projects", "4", "--notes", "5", "--seed", "2", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    scoped, unscoped = result["systems"]["scoped"], result["systems"]["unscoped"]
+    assert scoped["bleed"] == 0.0 and unscoped["other_project_in_answer"] > 0
+    assert scoped["recall_in_scope"] >= unscoped["recall_in_scope"]
+    assert scoped["other_projects_labelled"] == 1.0
+    rules = result["default_scope"]
+    assert rules["ihmt default_scope"]["accuracy"] > rules["always project"]["accuracy"]

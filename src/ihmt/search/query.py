@@ -87,7 +87,7 @@ class Searcher:
                 hits = corrections_first(hits, self.timeline, hit_for)
             hits = versions_together(hits, self.timeline, hit_for, query=base, period=period,
                                      stemmer=stem, current=current)
-        result.hits = hits
+        result.hits = scoped.in_scope_first(hits)
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value)
         if grouped is not None:
@@ -102,6 +102,8 @@ class Searcher:
             blend(result, hits, *close, hit_for,
                   lambda new: annotate(new, self.timeline, self.excerpt), top_k, current,
                   lexical_coverage(hits, words, d.idf, d.n_leaves))
+            result.hits = scoped.in_scope_first(result.hits)
+        scoped.settle(result, view)
         if self.store.problems:
             result.notices.extend(self.store.problems)
             self.store.problems.clear()

@@ -5,7 +5,11 @@ and skips the branches whose leaves all belong elsewhere (``"scopes"`` of a bran
 so a scoped search opens no leaf and no branch more than its answer needs. In the default
 view another project's memory is kept only when it scores at least
 :data:`ihmt.scope.CROSS` times the best memory in scope (or nothing in scope matches),
-and every such hit is labelled with its project.
+every such hit is labelled with its project, and it is listed after the memories in scope.
+It is never the answer: it is no rival of an answer in scope
+(:func:`ihmt.search.rank.assess`), and when nothing in scope matches, the search says NOT
+FOUND and lists it among the closest entries, labelled (:func:`settle`); ``scope="all"``
+answers from every project.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..model import Hit
+from ..model import Hit, SearchResult
 from ..scope import CROSS, GLOBAL, ScopeView
 from ..tree.refile import MOVES, entry_scope
 from .descent import ScopeFilter
@@ -68,3 +72,24 @@ def in_view(close: tuple[list[tuple[str, float]], dict[str, float]], view: Scope
         if scope is not None and view.admits(scope):
             kept.append((leaf_id, sim))
     return kept, sims
+
+
+def in_scope_first(hits: list[Hit]) -> list[Hit]:
+    """The memories in scope in their order, then other projects' (kept by the cross rule)."""
+    if not any(h.foreign for h in hits):
+        return hits
+    return [h for h in hits if not h.foreign] + [h for h in hits if h.foreign]
+
+
+def settle(result: SearchResult, view: ScopeView | None) -> None:
+    """Another project's memory leads only when nothing in scope matched: then it is
+    shown as a closest entry, not an answer (another project's convention is not this
+    one's)."""
+    if view is None or not view.crosses or not result.hits or not result.hits[0].foreign:
+        return
+    if result.status != "NOT_FOUND":
+        result.status = "NOT_FOUND"
+        result.confidence = 0.0
+        result.message = ("nothing in this project's or the global memories matches; the "
+                          "closest entries belong to other projects (search with scope "
+                          "'all' to answer from them)")

@@ -160,6 +160,9 @@ def test_another_projects_memory_appears_only_when_much_better_and_labelled(
         m.save("The billing service is written in Go.", scope="project")
         res = m.search("kafka consumer retries")  # only project a knows about kafka
         assert res.best.scope == "p/a" and res.best.foreign
+        assert res.status == "NOT_FOUND" and "other projects" in res.message  # not an answer
+        every = m.search("kafka consumer retries", scope="all")
+        assert every.status == "FOUND" and every.best.foreign
         from ihmt.render import compact_answer, result_dict
 
         assert "from project p/a" in compact_answer(res)

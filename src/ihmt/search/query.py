@@ -104,6 +104,7 @@ class Searcher:
                   lexical_coverage(hits, words, d.idf, d.n_leaves))
             result.hits = scoped.in_scope_first(result.hits)
         scoped.settle(result, view)
+        scoped.mark(result.hits, view)
         if self.store.problems:
             result.notices.extend(self.store.problems)
             self.store.problems.clear()
@@ -192,7 +193,8 @@ class Searcher:
         path = ["root"] + ([leaf.parent] if leaf.parent else []) + [leaf.id]
         return Hit(id=leaf.id, score=0.0, domain=leaf.domain, date=leaf.date, path=path,
                    title=clip(leaf.text, 80), excerpt=clip(leaf.text, 160), source=leaf.source,
-                   tags=leaf.tags, scope=scope, foreign=bool(view and view.foreign(scope)),
+                   tags=leaf.tags, scope=scope,
+                   foreign=bool(view and view.crosses and view.foreign(scope)),
                    _text=leaf.text)
 
     def _scope_of(self, leaf_id: str) -> str | None:

@@ -45,14 +45,21 @@ def scope_filter(view: ScopeView | None, root: dict[str, Any]) -> ScopeFilter | 
 
 
 def label(hits: list[Hit], view: ScopeView | None, root: dict[str, Any]) -> list[Hit]:
-    """Give each hit its scope (from its entry, a later move included) and mark another
-    project's; best score first."""
+    """Give each hit its scope (from its entry, a later move included) and, in the default
+    view, mark another project's (kept aside by the rules below); best score first."""
     moves = root.get(MOVES) or {}
     for h in hits:
         entry = {"id": h.id, "scope": h.scope if h.scope != GLOBAL else None}
         h.scope = entry_scope(entry, moves)
-        h.foreign = bool(view is not None and view.foreign(h.scope))
+        h.foreign = bool(view is not None and view.crosses and view.foreign(h.scope))
     return sorted(hits, key=lambda h: -h.score)
+
+
+def mark(hits: list[Hit], view: ScopeView | None) -> None:
+    """Label every other project's memory in the answer (``scope="all"`` ranks them
+    alike, but the reader still learns where each comes from)."""
+    for h in hits:
+        h.foreign = bool(view is not None and view.foreign(h.scope))
 
 
 def in_view(close: tuple[list[tuple[str, float]], dict[str, float]], view: ScopeView | None,

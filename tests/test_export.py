@@ -54,10 +54,8 @@ def build(path: Path) -> Memory:
            content_type="code", domain="software")
     m.ingest_text("# Deploys\n\nWe deploy on Tuesdays.\n\n# Rollbacks\n\nRollbacks use the "
                   "blue slot, never the green one.\n", source="notes.md", tags=["ops"])
-    rep = m.save("We use pnpm in this repo, never npm.", date="2026-03-01", domain="software")
-    leaf = m.store.read_leaf(rep.ids[0])
-    leaf.extra["scope"] = PROJECT  # the scope contract: a project id in the header
-    m.store.write_leaf(leaf, new=False)
+    m.save("We use pnpm in this repo, never npm.", date="2026-03-01", domain="software",
+           scope=PROJECT)  # a project's memory: the header holds its id
     return m
 
 

@@ -328,3 +328,15 @@ def test_purge_history_removes_the_text_from_every_commit(tmp_path):
                             capture_output=True, text=True).stdout
     assert status == ""
     assert Memory.open(path).search("coffee").best is not None
+
+
+def test_forgetting_a_project_memory_keeps_the_scope_counts_true(tmp_path):
+    m = Memory.open(tmp_path / "s", create=True, config={"branch_factor": 4})
+    a = m.save("we use pnpm in this repo", scope="github.com/acme/shop").ids[0]
+    m.save("we use yarn in this repo", scope="github.com/acme/shop")
+    m.save("I prefer tabs", scope="global")
+    assert m.scopes() == {"global": 1, "github.com/acme/shop": 2}
+    m.forget(a)
+    assert m.scopes() == {"global": 1, "github.com/acme/shop": 1}
+    m.rebuild()
+    assert m.scopes() == {"global": 1, "github.com/acme/shop": 1}

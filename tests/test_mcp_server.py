@@ -50,7 +50,7 @@ def test_lists_the_memory_tools_with_annotations(agent: Agent) -> None:
     assert "mark_outdated" in save.description
     assert search.input_schema["required"] == ["query"]
     assert set(save.input_schema["properties"]) == {"content", "domain", "content_type",
-                                                    "replaces", "states"}
+                                                    "replaces", "states", "scope"}
 
 
 # ---------------------------------------------------------------------- answers

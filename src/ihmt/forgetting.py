@@ -32,6 +32,7 @@ from .store.store import Store, copy_root, utcnow
 from .sync.gitsync import after_write
 from .text import clip, memory_terms
 from .timeline.facts import FactTimeline
+from .tree import refile
 from .tree.consolidate import Consolidator
 from .tree.prune import Pruner
 
@@ -95,9 +96,15 @@ class Forgetter:
         self._clean_timeline(gone, report)
         root = copy_root(self.store.root())
         stem = self.store.config.stemmer
+        moves = dict(root.get(refile.MOVES) or {})
         for leaf in leaves:
             if not self.pruner.remove(root, leaf, memory_terms(leaf.text, leaf.tags, stem)):
                 report.rebuilt = True
+            refile.count(root, refile.entry_scope({"id": leaf.id, "scope": refile.leaf_scope(leaf)},
+                                                  moves), -1)
+            moves.pop(leaf.id, None)
+        if refile.MOVES in root:
+            root[refile.MOVES] = moves
         warning = self.semantic.forget(gone)
         if warning:
             report.warnings.append(warning)

@@ -46,12 +46,14 @@ from .recall import GATE as RECALL_GATE
 from .recall import Injection
 from .recall import prompt_recall as _prompt_recall
 from .recall import session_digest as _session_digest
+from .scope import GLOBAL, ScopeView, check_project_id, default_scope, resolve
 from .search.query import Searcher
 from .semantic.index import SemanticIndex
 from .store.store import Store, copy_root, resolve_store_path, utcnow
 from .sync.gitsync import after_write
 from .text import clip
 from .timeline.facts import FactTimeline
+from .tree import refile
 from .tree.consolidate import Consolidator
 from .tree.rebuild import rebuild as _rebuild
 from .tree.summarize import make_summarizer
@@ -67,8 +69,11 @@ __all__ = ["IngestItem", "Memory", "SaveReport", "clean_text", "default_home", "
 class Memory:
     """A memory folder opened for reading and writing (safe across threads and processes)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, project: str | None = None) -> None:
         self.store = store
+        # The project this memory is used from (ihmt.scope.project_of): saves default to
+        # it, searches rank it with global memories first. None: outside any project.
+        self.project = check_project_id(project) if project is not None else None
         self.config = store.config
         self.summarizer = make_summarizer(self.config.summarizer_backend,
                                           self.config.summarizer_model)
@@ -90,11 +95,12 @@ class Memory:
     # ------------------------------------------------------------------ opening
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None, *, create: bool = False,
-             config: dict[str, Any] | None = None) -> Memory:
+             config: dict[str, Any] | None = None, project: str | None = None) -> Memory:
         """Open the store at ``path`` (a store folder, or a folder holding ``ihmt_memory/``).
 
         Without ``path``: ``$IHMT_HOME/ihmt_memory``, default ``~/.ihmt/ihmt_memory``.
-        ``config`` values apply when the store is created.
+        ``config`` values apply when the store is created. ``project``: the project id it
+        is used from (``ihmt.scope.project_of(folder)``), None outside any project.
         """
         spath = resolve_store_path(path if path is not None else default_home())
         if not (spath / "root.json").exists() and not (spath / "layer_0").exists():
@@ -104,7 +110,7 @@ class Memory:
             store = Store.create(spath, cfg)
         else:
             store = Store.open(spath)
-        mem = cls(store)
+        mem = cls(store, project)
         if store.interrupted():
             try:
                 with mem._writing("open"):
@@ -195,8 +201,12 @@ class Memory:
     # ------------------------------------------------------------------ writing
     def save(self, content: str, *, date: str | None = None, domain: str | None = None,
              content_type: str = "auto", tags: Iterable[str] = (), source: str | None = None,
-             replaces: str | None = None, states: str | None = None) -> SaveReport:
+             replaces: str | None = None, states: str | None = None,
+             scope: str | None = None) -> SaveReport:
         """Store one memory (split only if it is long) and keep the tree consolidated.
+
+        ``scope``: ``"project"`` (the current one), ``"global"``, a project id, or None /
+        ``"auto"``: chosen from the content (:func:`ihmt.scope.default_scope`).
 
         Without ``date``, a statement is dated the day it is saved (it was true then), but
         code and procedures stay undated: they are not events. ``replaces`` describes an
@@ -205,6 +215,7 @@ class Memory:
         the leaf's header and recorded in the timeline like an extracted fact.
         """
         stated = parse_states(states) if states else None
+        where = resolve(scope or "auto", self.project, allow_auto=True)
         text, warnings = clean_text(content, self.config.max_input_bytes)
         text = screen_secrets(text, self.config.secrets, warnings)
         prior = self._find_replaced(replaces) if replaces else None
@@ -212,9 +223,11 @@ class Memory:
         when = parse_date(date) if date else None
         if when is None and data_type not in UNDATED_TYPES:
             when = find_date(text) or _date.today().isoformat()
+        if where == "auto":
+            where = default_scope(text, data_type, self.project)
         report = self._store_text(text, data_type=data_type, domain=dom, date=when,
                                   tags=clean_tags(tags), source=source, language=None,
-                                  stated=stated)
+                                  stated=stated, scope=where)
         report.warnings = warnings + report.warnings
         if prior is not None:
             self._apply_replaces(report, prior)
@@ -222,37 +235,42 @@ class Memory:
 
     def ingest_text(self, text: str, *, source: str | None = None, domain: str | None = None,
                     data_type: str | None = None, tags: Iterable[str] = (),
-                    date: str | None = None) -> SaveReport:
+                    date: str | None = None, scope: str | None = None) -> SaveReport:
         """Store a document: detected, split into logical blocks, each block one leaf.
 
-        Dates come from the text (or ``date``); undated content stays undated. An
-        ``ihmt export`` JSONL text is restored instead (see :meth:`export`).
+        Dates come from the text (or ``date``); undated content stays undated. ``scope``
+        as in :meth:`save`, except that without it a document is global. An ``ihmt
+        export`` JSONL text is restored instead (see :meth:`export`).
         """
         if isinstance(text, str) and looks_like_export(text):
             return self._restore(text.splitlines(keepends=True), source or "text")
+        where = resolve(scope or GLOBAL, self.project, allow_auto=True)
         clean, warnings = clean_text(text, self.config.max_input_bytes)
         clean = screen_secrets(clean, self.config.secrets, warnings, where=source)
         dt, dom = classify(clean, source, domain, data_type or "auto")
         report = self._store_text(clean, data_type=dt, domain=dom,
                                   date=parse_date(date) if date else None,
                                   tags=clean_tags(tags), source=source,
-                                  language=language_for(source))
+                                  language=language_for(source),
+                                  scope=default_scope(clean, dt, self.project)
+                                  if where == "auto" else where)
         report.warnings = warnings + report.warnings
         return report
 
     def ingest_file(self, path: str | os.PathLike[str], *, domain: str | None = None,
-                    data_type: str | None = None, tags: Iterable[str] = ()) -> SaveReport:
+                    data_type: str | None = None, tags: Iterable[str] = (),
+                    scope: str | None = None) -> SaveReport:
         """Ingest one file; an ``ihmt export`` JSONL file is restored, read line by line."""
         p = Path(path).expanduser()
         if is_export(p):
             return self._restore(open_lines(p), str(p))
         text = read_text_file(p, self.config.max_input_bytes)
         return self.ingest_text(text, source=p.name, domain=domain, data_type=data_type,
-                                tags=tags)
+                                tags=tags, scope=scope)
 
     def ingest_paths(self, paths: Iterable[str | os.PathLike[str]], *, domain: str | None = None,
-                     data_type: str | None = None, tags: Iterable[str] = ()
-                     ) -> Iterator[IngestItem]:
+                     data_type: str | None = None, tags: Iterable[str] = (),
+                     scope: str | None = None) -> Iterator[IngestItem]:
         """Ingest files and folders (recursively), yielding each result or skip reason."""
         tags = clean_tags(tags)
         for target in expand_paths(paths):
@@ -260,7 +278,8 @@ class Memory:
                 yield IngestItem(path=str(target[0]), skipped=target[1])
                 continue
             try:
-                rep = self.ingest_file(target, domain=domain, data_type=data_type, tags=tags)
+                rep = self.ingest_file(target, domain=domain, data_type=data_type, tags=tags,
+                                       scope=scope)
                 yield IngestItem(path=str(target), report=rep)
             except (InputError, OSError) as exc:
                 yield IngestItem(path=str(target), skipped=str(exc))
@@ -279,13 +298,13 @@ class Memory:
 
     def _store_text(self, text: str, *, data_type: str, domain: str, date: str | None,
                     tags: list[str], source: str | None, language: str | None,
-                    stated: list[str] | None = None) -> SaveReport:
+                    stated: list[str] | None = None, scope: str = GLOBAL) -> SaveReport:
         prepared = make_leaves(text, self.config, data_type=data_type, domain=domain,
                                date=date, tags=tags, source=source, language=language,
-                               now=utcnow())
+                               now=utcnow(), scope=scope)
         if stated and prepared:
             prepared[0][0].extra[STATED_KEY] = [stated]
-        report = SaveReport(domain=domain, data_type=data_type, date=date,
+        report = SaveReport(domain=domain, data_type=data_type, date=date, scope=scope,
                             ids=[leaf.id for leaf, _ in prepared])
         self.writer.commit(prepared, report)
         return report
@@ -432,13 +451,18 @@ class Memory:
         self.store.problems.append(msg)
 
     # ------------------------------------------------------------------ reading
-    def search(self, query: str, top_k: int = 10, *, clue: str | None = None) -> SearchResult:
+    def search(self, query: str, top_k: int = 10, *, clue: str | None = None,
+               scope: str | None = None) -> SearchResult:
         """Answer ``query`` from the tree.
 
         The lexical ranking is exact (see :mod:`ihmt.search.descent`); on top of it current
         facts come before outdated ones, memories of a period the query names come first,
         and a ``clue`` boosts candidates that match both (see :mod:`ihmt.search.query`).
+        ``scope``: None / ``"auto"`` (this project's memories and global ones; another
+        project's only when it matches much better, labelled), ``"all"``, ``"project"``
+        or ``"global"`` (:class:`ihmt.scope.ScopeView`).
         """
+        view = ScopeView.make(self.project, scope)
         if not isinstance(query, str) or not query.strip():
             raise InputError("the query is empty: say what to look for")
         if clue is not None and not isinstance(clue, str):
@@ -447,11 +471,11 @@ class Memory:
             raise InputError("top_k must be a positive whole number")
         query, _ = clean_text(query, 20_000)
         clue = clue.strip() if clue and clue.strip() else None
-        return self.searcher.search(query, min(top_k, 100), clue)
+        return self.searcher.search(query, min(top_k, 100), clue, view)
 
     def ask(self, query: str, *, clue: str | None = None, top_k: int = 5,
             clue_provider: Callable[[SearchResult], str | None] | None = None,
-            max_rounds: int | None = None) -> SearchResult:
+            max_rounds: int | None = None, scope: str | None = None) -> SearchResult:
         """Search, and while the answer is AMBIGUOUS ask ``clue_provider`` for a clue.
 
         The provider gets the ambiguous result and returns a clue, or None / "" to stop.
@@ -459,7 +483,7 @@ class Memory:
         ambiguous query into a confident answer on its own: only a clue can.
         """
         clues = [clue] if clue else []
-        res = self.search(query, top_k, clue=" ".join(clues) or None)
+        res = self.search(query, top_k, clue=" ".join(clues) or None, scope=scope)
         rounds = self.config.max_clue_rounds if max_rounds is None else max_rounds
         while res.status == "AMBIGUOUS" and clue_provider is not None and rounds > 0:
             nxt = clue_provider(res)
@@ -467,7 +491,7 @@ class Memory:
                 break
             clues.append(nxt.strip())
             rounds -= 1
-            res = self.search(query, top_k, clue=" ".join(clues))
+            res = self.search(query, top_k, clue=" ".join(clues), scope=scope)
         return res
 
     def recall_for_prompt(self, prompt: str, *, gate: float | None = None,
@@ -575,6 +599,17 @@ class Memory:
             after_write(self.store, f"outdated by {new_id}", [old_id])
         return {"old": old_id, "new": new_id, "old_excerpt": clip(old.text, 100),
                 "new_excerpt": clip(new.text, 100)}
+
+    def move(self, leaf_id: str, scope: str) -> dict[str, str]:
+        """Re-file memory ``leaf_id`` to ``scope`` (``"project"``, ``"global"`` or a
+        project id): its header first, then the trunk (:func:`ihmt.tree.refile.move`).
+        Facts it states are filed under the new scope at the next ``rebuild``."""
+        return refile.move_memory(self.store, self._writing, leaf_id,
+                                  resolve(scope, self.project))
+
+    def scopes(self) -> dict[str, int]:
+        """Memories per scope: ``global`` first, then each project, largest first."""
+        return refile.counts(self._ensure_root())
 
     def record_fact(self, subject: str, attribute: str, value: str, date: str,
                     source: str | None = None) -> str | None:

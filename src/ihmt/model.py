@@ -72,6 +72,8 @@ class Hit:
     notices: list[str] = field(default_factory=list)
     outdated: bool = False
     matched: list[str] = field(default_factory=list)  # query terms found in the leaf
+    scope: str = "global"  # "global" or the project id (ihmt.scope)
+    foreign: bool = False  # another project's memory than the searcher's: labelled
     _text: str | None = field(default=None, repr=False)
     _loader: Callable[[Hit], str] | None = field(default=None, repr=False, compare=False)
 
@@ -137,6 +139,7 @@ class SaveReport:
     domain: str = ""
     data_type: str = ""
     date: str | None = None
+    scope: str = "global"  # where it was filed: "global" or a project id (ihmt.scope)
     events: int = 0  # Summarization Events fired
     notices: list[str] = field(default_factory=list)  # contradictions to relay
     warnings: list[str] = field(default_factory=list)

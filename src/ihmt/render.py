@@ -19,10 +19,16 @@ def safe(text: str) -> str:
     return redact(text)[0]
 
 
+def project_label(h: Hit) -> str:
+    """`` · from project <id>`` for another project's memory, else ""."""
+    return f" · from project {h.scope}" if h.foreign else ""
+
+
 def _line(h: Hit, width: int = 110) -> str:
     src = f" {h.source}" if h.source else ""
     flag = " OUTDATED" if h.outdated else ""
-    return f"[{h.when}] {h.domain}{src}{flag} · {clip(safe(h.excerpt or h.title), width)}"
+    return (f"[{h.when}] {h.domain}{src}{flag}{project_label(h)} · "
+            f"{clip(safe(h.excerpt or h.title), width)}")
 
 
 CLUE_HINT = "<a place, date, project or other detail>"
@@ -48,7 +54,8 @@ def compact_answer(result: SearchResult, max_tokens: int = 900, *, full: bool = 
         lines.append(f"Call again with {clue_syntax.format(CLUE_HINT)} to choose; do not guess.")
         return "\n".join(lines)
     best = result.hits[0]
-    head = f"[{best.when}] {best.domain}" + (f" · {best.source}" if best.source else "")
+    head = f"[{best.when}] {best.domain}" + (f" · {best.source}" if best.source else "") \
+        + project_label(best)
     lines = [f"FOUND (confidence {result.confidence:.2f}) {head}"]
     for n in best.notices:
         lines.append(f"OUTDATED: {n}")
@@ -97,6 +104,7 @@ def result_dict(result: SearchResult, *, with_text: bool = True) -> dict[str, An
             {
                 "id": h.id, "score": h.score, "date": h.date, "domain": h.domain,
                 "source": h.source, "tags": h.tags, "path": h.path, "outdated": h.outdated,
+                "scope": h.scope, "other_project": h.foreign,
                 "notices": h.notices, "matched": h.matched, "excerpt": safe(h.excerpt),
                 **({"text": safe(h.text)} if with_text and i == 0 else {}),
             }

@@ -20,6 +20,7 @@ from typing import Any
 
 from .errors import DamagedFileError, InputError, NotFoundError
 from .model import Fact, Leaf, SaveReport
+from .scope import GLOBAL
 from .semantic.index import SemanticIndex
 from .store.store import Store, copy_root
 from .sync.gitsync import after_write
@@ -27,8 +28,10 @@ from .text import clip
 from .timeline.extract import extract_facts
 from .timeline.facts import FactTimeline
 from .timeline.supersede import implicit_links, statement_facts
+from .tree import refile
 from .tree.consolidate import Consolidator, leaf_entry
 from .tree.order import similarity_order
+from .tree.refile import leaf_scope
 
 BULK_CACHE_LIMIT = 200_000  # branch-cache entries kept while a bulk load runs
 BULK_BATCH = 16384  # saves grouped by similarity and committed together inside bulk()
@@ -106,6 +109,7 @@ class Writer:
             root["total_len"] += entry["len"]
             dom = root["domains"].setdefault(leaf.domain, {"n_leaves": 0})
             dom["n_leaves"] += 1
+            refile.count(root, leaf_scope(leaf), 1)
             report.new += 1
             facts = facts_of(leaf)
             if facts:
@@ -115,21 +119,29 @@ class Writer:
                 "id": leaf.id, "kind": "leaf",
                 "path": f"layer_0/{leaf.domain}/{leaf.id}.txt", "domain": leaf.domain,
                 "date": leaf.date, "saved_at": leaf.saved_at, "source": leaf.source,
+                **({"scope": entry["scope"]} if "scope" in entry else {}),
             })
         report.events += len(self.consolidator.run(root))
         return lines
 
     def link_versions(self, facts: list[Fact], report: SaveReport | None = None) -> None:
         """Record implicit supersessions (:mod:`ihmt.timeline.supersede`) exactly as a
-        ``replaces`` correction: in the timeline and in the old leaf's own header."""
+        ``replaces`` correction: in the timeline and in the old leaf's own header. One
+        project's memory never supersedes another project's."""
         for old, new, when in implicit_links(self.timeline, facts):
-            self.timeline.mark_outdated(old, new, when or None, implicit=True)
             leaf = self.consolidator.pending.get(old)
+            pending = leaf is not None
             if leaf is None:
                 try:
                     leaf = self.store.read_leaf(old)
                 except (NotFoundError, DamagedFileError):
-                    continue
+                    leaf = None
+            if leaf is not None and _other_projects(leaf_scope(leaf), self._scope_of(new)):
+                continue
+            self.timeline.mark_outdated(old, new, when or None, implicit=True)
+            if leaf is None:
+                continue
+            if not pending:
                 if leaf.extra.get("superseded_by") != new:
                     leaf.extra.update(superseded_by=new, superseded_implicitly=True)
                     self.store.write_leaf(leaf, durable=not self._depth, new=False)
@@ -137,6 +149,15 @@ class Writer:
                 leaf.extra.update(superseded_by=new, superseded_implicitly=True)
             if report is not None and new in report.ids:
                 report.outdated.append(old)
+
+    def _scope_of(self, leaf_id: str) -> str:
+        leaf = self.consolidator.pending.get(leaf_id)
+        if leaf is None:
+            try:
+                leaf = self.store.read_leaf(leaf_id)
+            except (NotFoundError, DamagedFileError):
+                return GLOBAL
+        return leaf_scope(leaf)
 
     def facts_size(self) -> int:
         try:
@@ -234,9 +255,17 @@ def parse_states(states: str) -> list[str]:
     return parts
 
 
+def _other_projects(a: str, b: str) -> bool:
+    return a != b and a != GLOBAL and b != GLOBAL
+
+
 def facts_of(leaf: Leaf) -> list[Fact]:
     """The facts and statements a dated, non-code leaf states (code states none), and the
-    facts its saver named (``states``), dated by the leaf or the day it was saved."""
+    facts its saver named (``states``), dated by the leaf or the day it was saved.
+
+    In a project's memory "we use pnpm for packages" is about that project, not about the
+    user everywhere: facts read about ``user`` get the subject ``user @ <project>``, so
+    another project's value neither supersedes nor contradicts it."""
     named = []
     for item in leaf.extra.get(STATED_KEY) or []:
         if isinstance(item, list) and len(item) == 3 and all(isinstance(x, str) and x
@@ -247,8 +276,14 @@ def facts_of(leaf: Leaf) -> list[Fact]:
                                   date=when, source=leaf.id))
     if not leaf.date or leaf.data_type == "CODE":
         return named
-    return (named + extract_facts(leaf.text, leaf.date, source=leaf.id)
+    read = (extract_facts(leaf.text, leaf.date, source=leaf.id)
             + statement_facts(leaf.text, leaf.date, leaf.id))
+    scope = leaf_scope(leaf)
+    if scope != GLOBAL:
+        for f in read:
+            if f.subject == "user":
+                f.subject = f"user @ {scope}"
+    return named + read
 
 
 def leaf_facts(leaf: Leaf, facts: list[Fact], marks: list[tuple[str, str, str]]) -> None:

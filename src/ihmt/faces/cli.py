@@ -21,7 +21,7 @@ from ..errors import IHMTError, InputError
 from ..memory import Memory, default_home
 from ..render import compact_answer, result_dict
 from ..text import count
-from . import cli_export
+from . import cli_export, cli_scopes
 
 Handler = Callable[[argparse.Namespace], int]
 COMMANDS: dict[str, Handler] = {}
@@ -47,7 +47,10 @@ def store_path(args: argparse.Namespace) -> Path:
 
 
 def open_memory(args: argparse.Namespace, create: bool = False) -> Memory:
-    return Memory.open(store_path(args), create=create)
+    return Memory.open(store_path(args), create=create, project=cli_scopes.project(args))
+
+
+COMMANDS.update(cli_scopes.handlers(open_memory, out))  # scopes, move
 
 
 # ---------------------------------------------------------------------- commands
@@ -74,7 +77,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if args.paths == ["-"]:
         text = _read_stdin()
         rep = mem.ingest_text(text, source="stdin", domain=args.domain, data_type=args.type,
-                              tags=tags)
+                              tags=tags, scope=args.scope)
         results.append({"path": "-", "leaves": len(rep.ids), "new": rep.new,
                         "domain": rep.domain, "type": rep.data_type})
     else:
@@ -86,7 +89,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                                   console=_stderr_console()) as bar:
             task = bar.add_task("ingesting", total=len(items))
             for item in mem.ingest_paths(items, domain=args.domain, data_type=args.type,
-                                         tags=tags):
+                                         tags=tags, scope=args.scope):
                 if item.skipped:
                     reason = item.skipped.removeprefix(f"{item.path}: ")
                     print(f"skipped {item.path}: {reason}", file=sys.stderr)
@@ -140,13 +143,14 @@ def cmd_save(args: argparse.Namespace) -> int:
     mem = open_memory(args, create=True)
     content = _read_stdin() if args.content == "-" else args.content
     rep = mem.save(content, date=args.date, domain=args.domain, tags=args.tag or [],
-                   replaces=args.replaces, states=args.states)
+                   replaces=args.replaces, states=args.states, scope=args.scope)
     data = {"ids": rep.ids, "new": rep.new, "duplicates": rep.duplicates, "domain": rep.domain,
-            "type": rep.data_type, "date": rep.date, "notices": rep.notices,
+            "type": rep.data_type, "date": rep.date, "scope": rep.scope, "notices": rep.notices,
             "warnings": rep.warnings, "outdated": rep.outdated, "candidates": rep.candidates}
     ids = ", ".join(rep.ids)
     text = (f"saved {count(rep.new, 'memory', 'memories')} in {rep.domain} [{rep.data_type}] "
-            f"dated {rep.date or 'undated'} (id {ids})")
+            f"dated {rep.date or 'undated'} (id {ids})"
+            + ("" if rep.scope == "global" else f" for project {rep.scope}"))
     if rep.duplicates:
         text += f"; {rep.duplicates} already stored"
     extra = [f"notice: {n}" for n in rep.notices] + [f"warning: {w}" for w in rep.warnings]
@@ -174,7 +178,7 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
 @command("search")
 def cmd_search(args: argparse.Namespace) -> int:
     mem = open_memory(args)
-    res = mem.search(args.query, top_k=args.top_k)
+    res = mem.search(args.query, top_k=args.top_k, scope=args.scope)
     if args.json:
         out(args, result_dict(res))
     else:
@@ -205,7 +209,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
             return None
 
     res = mem.ask(args.query, clue=args.clue, top_k=args.top_k,
-                  clue_provider=provider if interactive else None)
+                  clue_provider=provider if interactive else None, scope=args.scope)
     if args.json:
         out(args, result_dict(res))
     else:
@@ -369,6 +373,7 @@ def _global_options() -> argparse.ArgumentParser:
                    help="the memory folder (default: $IHMT_HOME/ihmt_memory, IHMT_HOME "
                         "defaulting to ~/.ihmt)")
     o.add_argument("--json", action="store_true", help="machine-readable JSON output")
+    o.add_argument("--project", metavar="PATH", help=cli_scopes.PROJECT_HELP)
     return g
 
 
@@ -380,7 +385,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def cmd(name: str, text: str) -> argparse.ArgumentParser:
-        return sub.add_parser(name, help=text, description=text, parents=[glob])
+        parser = sub.add_parser(name, help=text, description=text, parents=[glob])
+        cli_scopes.add_scope_option(name, parser)
+        return parser
 
     s = cmd("init", "create the store")
     s.add_argument("--branch-factor", type=int, metavar="N",
@@ -456,15 +463,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     cli_forget.add_parser(cmd)
     cmd("demo", "end-to-end walkthrough on example documents")
+    cli_scopes.add_commands(cmd)
     for name, text in PASSTHROUGH.items():
         sub.add_parser(name, help=text, add_help=False)
     return p
 
 
-def split_globals(argv: Sequence[str]) -> tuple[list[str], str | None, bool]:
-    """Pull --path/--json out of argv wherever they stand."""
+def split_globals(argv: Sequence[str]) -> tuple[list[str], str | None, bool, str | None]:
+    """Pull --path/--json/--project out of argv wherever they stand."""
     rest: list[str] = []
     path: str | None = None
+    project: str | None = None
     as_json = False
     it = iter(range(len(argv)))
     skip = False
@@ -482,12 +491,19 @@ def split_globals(argv: Sequence[str]) -> tuple[list[str], str | None, bool]:
             skip = True
         elif a.startswith("--path="):
             path = a.split("=", 1)[1]
+        elif a == "--project":
+            if i + 1 >= len(argv):
+                raise SystemExit("ihmt: --project needs a folder")
+            project = argv[i + 1]
+            skip = True
+        elif a.startswith("--project="):
+            project = a.split("=", 1)[1]
         elif a == "--":
             rest.extend(argv[i:])
             break
         else:
             rest.append(a)
-    return rest, path, as_json
+    return rest, path, as_json, project
 
 
 def _passthrough(name: str, rest: list[str], path: str | None, as_json: bool) -> int | None:
@@ -563,8 +579,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="ihmt: %(message)s", stream=sys.stderr)
-    rest, path, as_json = split_globals(list(sys.argv[1:] if argv is None else argv))
+    rest, path, as_json, project = split_globals(list(sys.argv[1:] if argv is None else argv))
     if rest and rest[0] in PASSTHROUGH:
+        if project and rest[0] == "mcp":  # the server's project (ihmt.scope.PROJECT_ENV)
+            os.environ["IHMT_PROJECT"] = str(Path(project).expanduser().absolute())
         try:
             code = _passthrough(rest[0], rest[1:], path, as_json)
         except IHMTError as exc:
@@ -572,7 +590,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
             return 2
         return 0 if code is None else code
     args = build_parser().parse_args(rest)
-    args.path, args.json = path, as_json
+    args.path, args.json, args.project = path, as_json, project
     try:
         return COMMANDS[args.command](args)
     except IHMTError as exc:

@@ -105,11 +105,12 @@ def _run(event: str, payload: dict[str, Any], store: Path) -> tuple[str, dict[st
     _lexical_only()
     from ..memory import Memory  # imported here so that --help and IHMT_HOOKS=off stay light
     from ..recall import describe
+    from ..scope import project_from_env
 
     if not (store / "root.json").exists() and not (store / "layer_0").exists():
         return "", {"injected": False, "reason": f"no memory at {store}"}
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
-    mem = Memory.open(store)
+    mem = Memory.open(store, project=project_from_env(cwd))  # the session's repository
     try:
         if event == "session-start":
             text = mem.session_digest(cwd=cwd)

@@ -15,6 +15,7 @@ from typing import Any
 from ..config import Config
 from ..errors import InputError, SecretError
 from ..model import DATA_TYPES, Leaf
+from ..scope import GLOBAL, SCOPE_KEY
 from ..store import files
 from ..store.leaves import checksum
 from ..text import count, memory_terms
@@ -175,13 +176,16 @@ def classify(text: str, source: str | None, domain: str | None, content_type: st
 
 
 def make_leaves(text: str, config: Config, *, data_type: str, domain: str, date: str | None,
-                tags: list[str], source: str | None, language: str | None, now: str
-                ) -> list[tuple[Leaf, Counter[str]]]:
+                tags: list[str], source: str | None, language: str | None, now: str,
+                scope: str | None = None) -> list[tuple[Leaf, Counter[str]]]:
     """The leaves of one text (one per logical block) with their term counts.
 
-    A leaf's id is derived from its domain, source, position, date and text, so saving the
-    same text again gives the same ids (and is recognised as a duplicate).
+    A leaf's id is derived from its domain, source, position, date and text (and its
+    project, for a project's memory), so saving the same text again in the same place
+    gives the same ids (and is recognised as a duplicate). ``scope``: a project id, kept
+    in the header as ``extra["scope"]``; None or "global" for a global memory.
     """
+    project = scope if scope and scope != GLOBAL else None
     out: list[tuple[Leaf, Counter[str]]] = []
     for pos, ch in enumerate(split(text, data_type, config, language=language)):
         if not ch.text.strip():
@@ -193,8 +197,11 @@ def make_leaves(text: str, config: Config, *, data_type: str, domain: str, date:
             extra["oversized"] = True
         if ch.name:
             extra.setdefault("name", ch.name)
-        leaf_id = "L-" + domain + "-" + files.digest(
-            domain, source or "save", str(pos), when or "", ch.text)
+        parts = (domain, source or "save", str(pos), when or "", ch.text)
+        if project:
+            extra[SCOPE_KEY] = project
+            parts += (project,)
+        leaf_id = "L-" + domain + "-" + files.digest(*parts)
         leaf = Leaf(
             id=leaf_id, text=ch.text, domain=domain, data_type=data_type, date=when,
             saved_at=now, tags=leaf_tags, parent=None,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,14 +48,38 @@ class Descent:
     capped: bool = False
     idf: dict[str, float] = field(default_factory=dict)
     n_leaves: int = 0
+    # With a ScopeFilter that crosses: refused leaves (another project's) scoring at least
+    # ``cross`` times the best accepted one, best first, at most k.
+    outside: list[Candidate] = field(default_factory=list)
+
+
+@dataclass
+class ScopeFilter:
+    """Which leaves a search ranks and which branches can hold one.
+
+    ``leaf`` tests a leaf's entry, ``node`` a branch's entry (False: nothing below it is
+    accepted, so it is not opened for the answer). With ``cross``, refused leaves scoring
+    at least ``cross`` times the best accepted one are collected in
+    :attr:`Descent.outside`: a refused branch is opened only while its bound could still
+    reach that bar, so the cost stays that of the answer, not of the store.
+    """
+
+    leaf: Callable[[dict[str, Any]], bool]
+    node: Callable[[dict[str, Any]], bool]
+    cross: float | None = None
 
 
 def _tf_part(tf: int, length: int, avgdl: float) -> float:
     return tf / (tf + K1 * (1.0 - B + B * length / avgdl))
 
 
-def descend(store: Store, terms: list[str], k: int, *, max_files: int = 400) -> Descent:
-    """The exact BM25 top-``k`` leaves for the (deduplicated) query ``terms``."""
+def descend(store: Store, terms: list[str], k: int, *, max_files: int = 400,
+            scope: ScopeFilter | None = None) -> Descent:
+    """The exact BM25 top-``k`` leaves for the (deduplicated) query ``terms``.
+
+    With ``scope``, the exact top-``k`` of the leaves it accepts: a refused leaf neither
+    counts nor raises the bar. Statistics (idf, average length) stay the whole store's,
+    so scores compare across scopes."""
     out = Descent()
     root = store.root()
     n = int(root["n_leaves"])
@@ -112,7 +137,9 @@ def descend(store: Store, terms: list[str], k: int, *, max_files: int = 400) -> 
                 s = br.self_stats(t)
                 if s:
                     bound += idf[t] * _tf_part(s[0], s[1], avgdl)
-            push(bound, "node", (br, entry), ["root"])
+            kind = "node" if scope is None or scope.node(entry) else "far"
+            if kind == "node" or scope.cross is not None:
+                push(bound, kind, (br, entry), ["root"])
 
     # Seeds: the few leaves holding the query's rarest words, found by following only
     # the branches that contain them. Their exact scores raise the bar the best-first
@@ -122,10 +149,22 @@ def descend(store: Store, terms: list[str], k: int, *, max_files: int = 400) -> 
     rare = sorted((t for t in q if df[t] <= SEED_MAX_DF), key=lambda t: df[t])[:SEED_TERMS]
     for t in rare:
         _seed(store, t, q, idf, avgdl, tops, opened, out, seeds)
+    refused: dict[str, Candidate] = {}
+    if scope is not None:
+        for sid in [i for i, c in seeds.items() if not scope.leaf(c.entry)]:
+            refused[sid] = seeds.pop(sid)
     best = sorted((c.score for c in seeds.values()), reverse=True)
+    outside = out.outside
 
     def kth() -> float:
         return best[k - 1] if len(best) >= k else 0.0
+
+    def far_bar() -> float:
+        """What a refused leaf must beat to be kept (infinite: none is wanted)."""
+        if scope is None or scope.cross is None:
+            return math.inf
+        bar = scope.cross * best[0] if best else 0.0
+        return max(bar, outside[k - 1].score) if len(outside) >= k else bar
 
     found: list[Candidate] = []
     while heap:
@@ -134,6 +173,10 @@ def descend(store: Store, terms: list[str], k: int, *, max_files: int = 400) -> 
             break  # nothing left can enter the top k
         if kind == "leaf":
             entry, matched = payload
+            if scope is not None and not scope.leaf(entry):
+                if -neg >= far_bar() and entry["id"] not in refused:
+                    outside.append(Candidate(entry, -neg, matched, path + [entry["id"]]))
+                continue
             if entry["id"] not in seeds:
                 found.append(Candidate(entry, -neg, matched, path + [entry["id"]]))
                 bisect.insort(best, -neg, key=lambda x: -x)
@@ -141,13 +184,16 @@ def descend(store: Store, terms: list[str], k: int, *, max_files: int = 400) -> 
                 break
             continue
         br, entry = payload
+        far = kind == "far"  # nothing below is accepted: only a much better match counts
+        if far and -neg < far_bar():
+            continue
         if br is None:
             if out.node_reads >= max_files:
                 out.capped = True
                 continue
             br = _open(store, entry, out)
         here = path + [br.id]
-        bar = kth()
+        bar = far_bar() if far else kth()
         bounds, hits = _child_bounds(br, q, idf, avgdl, bar)
         for ci, bound in bounds.items():
             if bound <= bar:
@@ -155,11 +201,19 @@ def descend(store: Store, terms: list[str], k: int, *, max_files: int = 400) -> 
             child = br.children[ci]
             if int(child["layer"]) == 0:
                 push(bound, "leaf", (child, hits[ci]), here)
-            else:
-                push(bound, "node", (None, child), here)
+            elif far or scope is None or scope.node(child):
+                push(bound, kind, (None, child), here)
+            elif scope.cross is not None and bound >= far_bar():
+                push(bound, "far", (None, child), here)
     merged = found + list(seeds.values())
     merged.sort(key=lambda c: -c.score)
     out.candidates = merged[:k]
+    if scope is not None and scope.cross is not None:
+        outside.extend(c for i, c in refused.items()
+                       if i not in {o.entry["id"] for o in outside})
+        floor = scope.cross * out.candidates[0].score if out.candidates else 0.0
+        out.outside = sorted((c for c in outside if c.score >= floor and c.score > 0),
+                             key=lambda c: -c.score)[:k]
     return out
 
 

@@ -49,6 +49,9 @@ _INTENTS: list[tuple[str, re.Pattern[str]]] = [
         r"\b((what|which) ci\b|our ci|ci system|which system runs our builds|where do our"
         r" (pipelines|builds) run|where did our (pipelines|builds) run|que ci|nuestra ci"
         r"|donde (corren|corrian) (nuestras |las )?builds|que sistema ejecuta los pipelines)")),
+    ("package manager", re.compile(
+        r"\b((what|which) package (manager|tool)|package manager (do|did|does|should) (i|we)"
+        r"|(my|our) package manager|(que|cual es el|nuestro) gestor de paquetes)\b")),
     ("runtime", re.compile(
         r"\b((what|which) python( version)?|python version|que version de python"
         r"|(con )?que python)\b")),

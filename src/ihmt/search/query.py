@@ -16,14 +16,15 @@ from ..config import Config
 from ..errors import DamagedFileError, NotFoundError, UnreadableFileError
 from ..ingest.dates import query_time_range, strip_time_words
 from ..model import Hit, SearchResult
+from ..scope import GLOBAL, ScopeView, scope_of
 from ..semantic.index import SemanticIndex
 from ..store.store import Store
 from ..text import clip, fold, tokenize
 from ..timeline.facts import FactTimeline
 from ..timeline.supersede import versions_together
-from . import topic
+from . import scoped, topic
 from .answer import annotate, corrections_first, finish, rerank
-from .descent import Descent, descend
+from .descent import Descent, ScopeFilter, descend
 from .hybrid import blend, lexical_coverage
 from .intent import asks_for_current, fact_intent
 
@@ -41,8 +42,10 @@ class Searcher:
         self._repair = repair  # rebuild the derived files (a damaged branch or leaf)
         self._check_timeline = check_timeline  # rebuild a damaged fact log first
 
-    def search(self, query: str, top_k: int, clue: str | None) -> SearchResult:
-        """See :meth:`ihmt.Memory.search` (arguments already checked and cleaned)."""
+    def search(self, query: str, top_k: int, clue: str | None,
+               view: ScopeView | None = None) -> SearchResult:
+        """See :meth:`ihmt.Memory.search` (arguments already checked and cleaned).
+        ``view``: the project searched from and the scope filter (:mod:`ihmt.search.scoped`)."""
         today = _date.today().isoformat()
         current = asks_for_current(query)
         period = query_time_range(query, today)
@@ -56,22 +59,24 @@ class Searcher:
         # the answer; a question about "now" only reorders versions, which the fact
         # timeline finds.
         fetch = max(top_k * 3, 30) if (clue or period or self.semantic.active) else top_k
-        d = self.descend(terms, fetch)
         root = self.store.root()
+        flt = scoped.scope_filter(view, root)
+        d = self.descend(terms, fetch, flt)
         result = SearchResult(query=query, node_reads=d.node_reads, visited=d.visited,
                               total_nodes=int(root.get("n_branches", 0)),
                               total_leaves=int(root["n_leaves"]), capped=d.capped)
         loader = self._loader(result)
-        hits = _hits(d, loader)
+        hits = scoped.label(_hits(d, loader) + _hits(d, loader, d.outside), view, root)
         self._check_timeline()
         annotate(hits, self.timeline, self.excerpt)
 
         def hit_for(leaf_id: str) -> Hit | None:
-            return self.hit_for(leaf_id, result)
+            return self.hit_for(leaf_id, result, view)
 
         value = None
         intent = fact_intent(query)
-        grouped = self._topic(intent, hits, period, loader, hit_for) if intent else None
+        grouped = self._topic(intent, hits, period, loader, hit_for, flt, view, root) \
+            if intent else None
         if grouped is not None:
             hits, conf, note = grouped
             value = note
@@ -82,7 +87,7 @@ class Searcher:
                 hits = corrections_first(hits, self.timeline, hit_for)
             hits = versions_together(hits, self.timeline, hit_for, query=base, period=period,
                                      stemmer=stem, current=current)
-        result.hits = hits
+        result.hits = scoped.in_scope_first(hits)
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value)
         if grouped is not None:
@@ -91,23 +96,30 @@ class Searcher:
                 result.notices.append(value.split("; ", 1)[-1])
         close = self.semantic.query(base, max(top_k * 3, 30), [h.id for h in hits]) \
             if value is None and self.semantic.active else None
+        if close and flt is not None:
+            close = scoped.in_view(close, view, {h.id for h in hits}, self._scope_of)
         if close:
             blend(result, hits, *close, hit_for,
                   lambda new: annotate(new, self.timeline, self.excerpt), top_k, current,
                   lexical_coverage(hits, words, d.idf, d.n_leaves))
+            result.hits = scoped.in_scope_first(result.hits)
+        scoped.settle(result, view)
+        scoped.mark(result.hits, view)
         if self.store.problems:
             result.notices.extend(self.store.problems)
             self.store.problems.clear()
         return result
 
     def _topic(self, attribute: str, hits: list[Hit], period: tuple[str, str] | None,
-               loader: Callable[[Hit], str], hit_for: Callable[[str], Hit | None]
+               loader: Callable[[Hit], str], hit_for: Callable[[str], Hit | None],
+               flt: ScopeFilter | None, view: ScopeView | None, root: dict
                ) -> tuple[list[Hit], float, str] | None:
         """A question about the user's own state, answered from its version group
         (:mod:`ihmt.search.topic`): the timeline's sources and the memories holding the
         attribute's vocabulary. None when no dated memory speaks about it."""
         vocab = topic.vocabulary_terms(attribute, self.config.stemmer)
-        extra = _hits(self.descend(vocab, topic.MAX_GROUP), loader) if vocab else []
+        extra = scoped.label(_hits(self.descend(vocab, topic.MAX_GROUP, flt), loader), view,
+                             root) if vocab else []
         words = set(vocab)
         about = [h for h in hits if words & set(h.matched)] + extra
         stmts = self.timeline.statements("user", attribute)
@@ -150,13 +162,13 @@ class Searcher:
         except (NotFoundError, DamagedFileError):
             return ""
 
-    def descend(self, terms: list[str], k: int) -> Descent:
+    def descend(self, terms: list[str], k: int, flt: ScopeFilter | None = None) -> Descent:
         """The exact descent; a damaged branch is looked at again (another process may have
         just rebuilt the tree), then repaired."""
         for attempt in (0, 1, 2):
             try:
                 return descend(self.store, terms, k,
-                               max_files=self.config.max_files_per_search)
+                               max_files=self.config.max_files_per_search, scope=flt)
             except DamagedFileError as exc:
                 if attempt == 2:
                     raise
@@ -166,17 +178,30 @@ class Searcher:
                     self._repair(str(exc))
         raise AssertionError("unreachable")
 
-    def hit_for(self, leaf_id: str, result: SearchResult) -> Hit | None:
-        """A hit read from the leaf file itself (a memory the descent did not rank)."""
+    def hit_for(self, leaf_id: str, result: SearchResult,
+                view: ScopeView | None = None) -> Hit | None:
+        """A hit read from the leaf file itself (a memory the descent did not rank); None
+        for a memory the ``view`` does not show."""
         try:
             leaf = self.store.read_leaf(leaf_id)
         except (NotFoundError, DamagedFileError):
             return None
         result.leaf_reads += 1
+        scope = scope_of(leaf.extra)
+        if view is not None and view.filtering and not view.admits(scope):
+            return None
         path = ["root"] + ([leaf.parent] if leaf.parent else []) + [leaf.id]
         return Hit(id=leaf.id, score=0.0, domain=leaf.domain, date=leaf.date, path=path,
                    title=clip(leaf.text, 80), excerpt=clip(leaf.text, 160), source=leaf.source,
-                   tags=leaf.tags, _text=leaf.text)
+                   tags=leaf.tags, scope=scope,
+                   foreign=bool(view and view.crosses and view.foreign(scope)),
+                   _text=leaf.text)
+
+    def _scope_of(self, leaf_id: str) -> str | None:
+        try:
+            return scope_of(self.store.read_leaf(leaf_id).extra)
+        except (NotFoundError, DamagedFileError):
+            return None
 
     def excerpt(self, leaf_id: str) -> str:
         try:
@@ -204,14 +229,15 @@ class Searcher:
         return load
 
 
-def _hits(d: Descent, loader: Callable[[Hit], str]) -> list[Hit]:
+def _hits(d: Descent, loader: Callable[[Hit], str], cands: list | None = None) -> list[Hit]:
     out = []
-    for c in d.candidates:
+    for c in d.candidates if cands is None else cands:
         e = c.entry
         out.append(Hit(id=e["id"], score=c.score, domain=e.get("domain", ""),
                        date=e.get("date_from"), path=c.path, title=e.get("title", ""),
                        excerpt=e.get("excerpt", ""), source=e.get("source"),
-                       tags=list(e.get("tags") or []), matched=c.matched, _loader=loader))
+                       tags=list(e.get("tags") or []), matched=c.matched,
+                       scope=e.get("scope") or GLOBAL, _loader=loader))
     return out
 
 

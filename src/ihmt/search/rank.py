@@ -51,8 +51,9 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
     best = hits[0]
     coverage = sum(weights[t] for t in set(best.matched) if t in weights) / total
     s1 = best.score
-    # Superseded memories are history, shown with their correction: not rivals.
-    current = [h for h in hits[1:] if not h.outdated]
+    # Superseded memories are history, shown with their correction: not rivals; nor is
+    # another project's memory listed beside an answer in scope (ihmt.search.scoped).
+    current = [h for h in hits[1:] if not h.outdated and not (h.foreign and not best.foreign)]
     s2 = current[0].score if current else 0.0
     margin = (s1 - s2) / s1 if s1 > 0 else 0.0
     result.confidence = round(0.6 * coverage + 0.4 * margin, 3)

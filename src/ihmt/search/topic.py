@@ -52,6 +52,9 @@ VOCABULARY: dict[str, str] = {
               "programo programar editor ide",
     "ci": "ci pipeline pipelines build builds jenkins actions integration jobs "
           "pipelines integración integracion",
+    "package manager": "npm pnpm yarn bun pip pipenv poetry uv conda cargo composer bundler "
+                       "maven gradle nuget lockfile "
+                       "gestor paquetes",
     "runtime": "python version upgraded upgrade bumped runtime services "
                "versión version actualizamos subimos servicios",
     "commute": "commute commuting office drive bike cycle train bus walk car scooter "
@@ -143,6 +146,9 @@ _VALUE_WORDS = {
     "commute": frozenset("""bike bicycle cycle cycling train tram metro subway underground bus
         car drive driving walk walking foot scooter motorbike ferry carpool bici bicicleta
         tren tranvia autobus coche andando pie patinete moto""".split()),
+    # Package managers are written in lower case: not names the value finder sees.
+    "package manager": frozenset("""npm pnpm yarn bun pip pipenv poetry uv conda cargo
+        composer bundler maven gradle nuget""".split()),
 }
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..ingest.dates import find_date
 from ..model import Leaf
+from ..scope import GLOBAL, scope_of
 from ..store.files import digest
 from ..store.store import BAND_BITS, Store, length_band, pack_masks, utcnow
 from ..text import clip
@@ -30,14 +31,17 @@ log = logging.getLogger(__name__)
 # the parent's routing terms).
 CHILD_KEYS = (
     "id", "layer", "domain", "title", "excerpt", "keywords", "n_leaves", "total_len", "len",
-    "date_from", "date_to", "tags", "source", "data_type", "saved_at",
+    "date_from", "date_to", "tags", "source", "data_type", "saved_at", "scope",
+    "scopes",
 )
 
 
 def leaf_entry(leaf: Leaf, tf: Counter[str]) -> dict[str, Any]:
-    """The trunk/child entry of a leaf: display fields plus its exact term counts."""
+    """The trunk/child entry of a leaf: display fields plus its exact term counts, and
+    its project when it has one (a search filters on it without opening the leaf)."""
     length = sum(tf.values())
-    return {
+    scope = scope_of(leaf.extra)
+    entry = {
         "id": leaf.id,
         "layer": 0,
         "domain": leaf.domain,
@@ -55,6 +59,9 @@ def leaf_entry(leaf: Leaf, tf: Counter[str]) -> dict[str, Any]:
         "saved_at": leaf.saved_at,
         "tf": dict(tf),
     }
+    if scope != GLOBAL:
+        entry["scope"] = scope
+    return entry
 
 
 _LETTERS = re.compile(r"[^\W\d_]")
@@ -203,6 +210,7 @@ class Consolidator:
                         g.extend((base | band, mx, mn, df))
                         ms.append(sig)
             children.append({k: entry[k] for k in CHILD_KEYS if k in entry})
+        scopes = scopes_below(children)
         summary = self.summarizer.summarize(children, domain=domain, layer=layer)
         date_from, date_to = _minmax_dates(children)
         node_id = f"N{layer}-{domain}-" + digest(domain, str(layer), *[c["id"] for c in children])
@@ -222,6 +230,7 @@ class Consolidator:
             "terms": terms,
             "bands": BAND_BITS,
             **(_mask_fields(masks, widths) if masks is not None else {}),
+            **({"scopes": scopes} if scopes != [GLOBAL] else {}),
         }
 
 
@@ -230,7 +239,20 @@ def _mask_fields(masks: dict[str, list[int]], widths: list[int]) -> dict[str, An
     return {"slot_widths": widths, "mask_bytes": width, "masks": blob}
 
 
+def scopes_below(children: list[dict[str, Any]]) -> list[str]:
+    """The scopes of the leaves below these entries (a branch written before scopes
+    existed holds global memories only). Lets a search skip a branch of another project."""
+    found: set[str] = set()
+    for c in children:
+        if int(c["layer"]) == 0:
+            found.add(c.get("scope") or GLOBAL)
+        else:
+            found.update(c.get("scopes") or [GLOBAL])
+    return sorted(found)
+
+
 def top_entry_of_branch(data: dict[str, Any]) -> dict[str, Any]:
+    extra = {"scopes": data["scopes"]} if data.get("scopes") else {}
     return {
         "id": data["id"],
         "layer": data["layer"],
@@ -241,4 +263,5 @@ def top_entry_of_branch(data: dict[str, Any]) -> dict[str, Any]:
         "total_len": data["total_len"],
         "date_from": data["date_from"],
         "date_to": data["date_to"],
+        **extra,
     }

@@ -16,6 +16,7 @@ from ..store import files
 from ..store.leaves import read_leaf
 from ..store.store import Store, empty_root
 from ..text import memory_terms
+from . import refile
 from .consolidate import Consolidator, leaf_entry
 from .order import similarity_order
 
@@ -76,6 +77,7 @@ def rebuild(store: Store, consolidator: Consolidator, *, force_close: bool = Tru
         root["total_len"] += entry["len"]
         dom = root["domains"].setdefault(leaf.domain, {"n_leaves": 0})
         dom["n_leaves"] += 1
+        refile.count(root, refile.leaf_scope(leaf), 1)  # scopes are what the headers say
         catalog.append(_catalog_line(store, leaf))
         consolidator.run(root)
     if force_close:
@@ -105,4 +107,5 @@ def _catalog_line(store: Store, leaf: Leaf) -> dict[str, Any]:
     return {
         "id": leaf.id, "kind": "leaf", "path": str(rel), "domain": leaf.domain,
         "date": leaf.date, "saved_at": leaf.saved_at, "source": leaf.source,
+        **({"scope": refile.leaf_scope(leaf)} if refile.leaf_scope(leaf) != "global" else {}),
     }

@@ -26,6 +26,7 @@ from mcp.types import ToolAnnotations
 
 from ....errors import IHMTError
 from ....memory import Memory
+from ....scope import project_from_env
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +58,11 @@ class ServerState:
             return mem
         with self._lock:
             if self._memory is None:
-                self._memory = Memory.open(self.home, create=True)
-                log.info("memory opened at %s", self._memory.path)
+                # The project is the working folder's repository ($IHMT_PROJECT overrides).
+                self._memory = Memory.open(self.home, create=True,
+                                           project=project_from_env())
+                log.info("memory opened at %s, project %s", self._memory.path,
+                         self._memory.project or "none")
             return self._memory
 
     def lazy(self, name: str, factory: Callable[[], T]) -> T:

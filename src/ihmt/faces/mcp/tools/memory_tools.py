@@ -33,6 +33,9 @@ class SearchHitOut(BaseModel):
     text: str = Field(description="The full text for the best hit, an excerpt for others.")
     outdated: bool = Field(description="Corrected by a later memory (kept as history).")
     notices: list[str] = Field(description="OUTDATED notices: what changed and when.")
+    scope: str = Field(description="'global', or the project (repository) it belongs to.")
+    other_project: bool = Field(description=(
+        "It belongs to another project than the one searched from: say so before using it."))
 
 
 class SearchOut(BaseModel):
@@ -59,6 +62,10 @@ def register(server: MCPServer, state: ServerState) -> None:
         detail: Annotated[Literal["compact", "full"], Field(description=(
             "'compact' (default) or 'full': full adds ids and tree paths, needed to call "
             "mark_outdated."))] = "compact",
+        scope: Annotated[Literal["auto", "all", "project", "global"], Field(description=(
+            "'auto' (default): this project's memories and global ones, another project's "
+            "only when it matches much better (labelled 'from project ...'); 'project' or "
+            "'global' only those; 'all' every project alike."))] = "auto",
     ) -> Annotated[CallToolResult, SearchOut]:
         """Search the user's long-term memory (what earlier sessions and other agents saved).
 
@@ -74,9 +81,11 @@ def register(server: MCPServer, state: ServerState) -> None:
           conversation. Entries listed under it are not answers.
         - OUTDATED lines: a remembered fact was later corrected. Always tell the user
           what changed and when, and use the current value.
+        - "from project X": the memory belongs to another repository than the one you
+          work in; it may not apply here.
         """
         mem = state.memory()
-        result = mem.search(query, clue=clue or None)
+        result = mem.search(query, clue=clue or None, scope=scope)
         text = compact_answer(result, mem.config.output_max_tokens, full=detail == "full")
         return CallToolResult(content=[TextContent(type="text", text=text)],
                               structured_content=structured_search(result))
@@ -104,6 +113,11 @@ def register(server: MCPServer, state: ServerState) -> None:
             "'subject :: attribute = value', e.g. 'user :: employer = Initech' or "
             "'billing-api :: ci = GitHub Actions'. Searches then answer with the newest "
             "value and flag earlier ones."))] = "",
+        scope: Annotated[Literal["auto", "project", "global"], Field(description=(
+            "'project': it applies to the repository you work in (its conventions, "
+            "commands, decisions, code); 'global': to the user everywhere (preferences, "
+            "people, their machine). 'auto' (default) chooses from the content; say it "
+            "when you know."))] = "auto",
     ) -> str:
         """Save something to the user's long-term memory, for future sessions and agents.
 
@@ -124,7 +138,7 @@ def register(server: MCPServer, state: ServerState) -> None:
         dom = domain.strip() if isinstance(domain, str) else domain
         report = mem.save(content, domain=None if not dom or dom.lower() == "general" else dom,
                           content_type=content_type, replaces=replaces.strip() or None,
-                          states=states.strip() or None)
+                          states=states.strip() or None, scope=scope)
         return format_save(report, replaces.strip(), mem)
 
     @tool(server, read_only=False, idempotent=True, destructive=False,
@@ -186,7 +200,8 @@ def structured_search(result: SearchResult) -> dict[str, Any]:
             body = body[:TEXT_CHARS].rstrip() + " […]"
         hits.append({"id": h.id, "date": h.date[:10] if h.date else None, "domain": h.domain,
                      "text": safe(body), "outdated": h.outdated,
-                     "notices": [safe(n) for n in h.notices]})
+                     "notices": [safe(n) for n in h.notices], "scope": h.scope,
+                     "other_project": h.foreign})
     return {"status": result.status, "confidence": result.confidence,
             "message": result.message, "hits": hits}
 
@@ -197,6 +212,7 @@ def format_save(report: SaveReport, replaces: str, mem: Memory) -> str:
     when = f"dated {report.date}" if report.date else "undated"
     first = report.ids[0] if report.ids else "?"
     more = f" (+{len(report.ids) - 1} more)" if len(report.ids) > 1 else ""
+    kind += ", global" if report.scope == "global" else f", project {report.scope}"
     if report.new == 0:
         lines = [f"Already remembered, nothing new saved: {report.domain}, {kind}, {when}, "
                  f"id {first}{more}."]

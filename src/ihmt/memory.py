@@ -55,9 +55,9 @@ from .text import clip
 from .timeline.facts import FactTimeline
 from .tree import refile
 from .tree.consolidate import Consolidator
-from .tree.rebuild import rebuild as _rebuild
 from .tree.summarize import make_summarizer
-from .writing import STATED_KEY, Writer, leaf_facts, parse_states
+from .upkeep import Upkeep
+from .writing import STATED_KEY, Writer, parse_states
 
 log = logging.getLogger(__name__)
 CLOSE_WAIT_S = 120.0  # longest close() waits for vectors still being computed
@@ -80,17 +80,17 @@ class Memory:
         self.consolidator = Consolidator(store, self.summarizer)
         self.timeline = FactTimeline(store.state_dir)
         self.semantic = SemanticIndex(store)  # optional vectors; inactive without the extra
-        self._facts_damage = 0
         self._mutex = threading.RLock()
         self.writer = Writer(store, self.consolidator, self.timeline, self.semantic,
                              self._mutex, self._writing, self._recover_interrupted,
                              self._ensure_root)
+        self.upkeep = Upkeep(store, self.consolidator, self.timeline, self.writer, self._mutex)
         self.forgetter = Forgetter(store, self.consolidator, self.timeline, self.semantic,
                                    self._writing, self.writer.link_versions,
                                    self._rebuild_locked)
         self.searcher = Searcher(store, self.config, self.timeline, self.semantic,
                                  lambda reason: self._repair(reason, force=True),
-                                 self._check_timeline)
+                                 self.upkeep.check_timeline)
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -394,61 +394,7 @@ class Memory:
             return self.semantic.rebuild_routing()
 
     def _rebuild_locked(self) -> dict[str, Any]:
-        facts: list[Fact] = []
-        marks: list[tuple[str, str, str]] = []
-
-        rep = _rebuild(self.store, self.consolidator, force_close=True,
-                       on_leaf=lambda leaf: leaf_facts(leaf, facts, marks))
-        rep["facts"] = self._reset_timeline(facts, marks)
-        return rep
-
-    def _reset_timeline(self, facts: list[Fact], marks: list[tuple[str, str, str]]) -> int:
-        """Rewrite the timeline from what the leaves say (lock held)."""
-        facts.sort(key=lambda f: (f.date, f.source or ""))
-        n = self.timeline.rebuild(facts)
-        known = self.timeline.outdated_map()
-        sync, self.timeline.sync = self.timeline.sync, False  # one fsync for every mark
-        try:
-            for old, new, when in marks:
-                if known.get(old) != new:
-                    self.timeline.mark_outdated(old, new, when or None)
-            self.writer.link_versions(facts)
-        finally:
-            self.timeline.sync = sync
-        self.timeline.fsync()
-        root = copy_root(self.store.root())
-        root["facts_size"] = self.writer.facts_size()
-        self.store.write_root(root)
-        self._facts_damage = self.timeline.damaged_lines
-        return n
-
-    def _check_timeline(self) -> None:
-        """A fact log shorter than the trunk says, or with damaged lines, is rebuilt from
-        the leaves (it is derived from them), and the repair is reported once."""
-        self.timeline.refresh()
-        shrunk = self.writer.facts_size() < int(self.store.root().get("facts_size", 0))
-        damaged = self.timeline.damaged_lines > self._facts_damage
-        lost = self.timeline.primary_missing()
-        if not (shrunk or damaged or lost):
-            return
-        with self._mutex, self.store.lock.hold():
-            facts: list[Fact] = []
-            marks: list[tuple[str, str, str]] = []
-            for path in self.store.iter_leaf_paths():
-                try:
-                    leaf = self.store.read_leaf(path.stem, path.parent.name)
-                except (DamagedFileError, NotFoundError):
-                    continue
-                leaf_facts(leaf, facts, marks)
-            self._reset_timeline(facts, marks)
-        msg = ("the fact timeline (state/facts.jsonl) was damaged or truncated; it was rebuilt "
-               "from the memories and from the facts recorded directly "
-               "(state/facts.primary.jsonl)")
-        if lost and self.timeline.primary_missing():
-            msg = (f"the fact timeline (state/facts.jsonl) lost {lost} fact{'s' if lost != 1 else ''} recorded directly "
-                   "and they could not be restored: check state/facts.primary.jsonl")
-        log.warning(msg)
-        self.store.problems.append(msg)
+        return self.upkeep.rebuild_locked()
 
     # ------------------------------------------------------------------ reading
     def search(self, query: str, top_k: int = 10, *, clue: str | None = None,

@@ -66,6 +66,18 @@ FAMILIES = [
     ("commute-es", [("2023-01-01", "Voy a la oficina en coche."),
                     ("2025-04-01", "Vendí el coche: ahora voy a la oficina en bici.")],
      "¿cómo voy a la oficina?"),
+    ("handover-en", [("2023-05-01", "My boss is Dana Brooks."),
+                     ("2025-03-01", "Our team has been handed over to Ravi Patel.")],
+     "who do I report to?"),
+    ("handover-es", [("2023-05-01", "Mi jefa es Ana Gil."),
+                     ("2025-03-01", "Nuestro equipo ha pasado a manos de Jorge Lema.")],
+     "¿quién es mi jefe?"),
+    ("editor-name-en", [("2022-01-10", "I write everything in PyCharm."),
+                        ("2025-02-02", "Gave Sublime Text a proper try and kept it.")],
+     "which editor do I use?"),
+    ("editor-name-es", [("2022-01-10", "Todo lo escribo en PyCharm."),
+                        ("2025-02-02", "Cambié PyCharm por VSCode hace un mes.")],
+     "¿qué editor uso?"),
     ("schedule-en", [("2023-01-01", "The daily standup is at 9:30."),
                      ("2025-04-01", "Standup moved to 10:15 for the new hires.")],
      "when is standup?"),
@@ -222,6 +234,25 @@ def test_a_replaced_value_named_again_in_passing_does_not_lead(tmp_path: Path) -
     assert back
 
 
+def test_something_seen_or_read_about_changes_nothing(tmp_path: Path) -> None:
+    mem, ids = _store(tmp_path, [("2022-03-01", "I drive to the office every day."),
+                                 ("2024-06-01", "Since the move I take the tram to the office.")])
+    mem.save("Read an article about cycling to the office in winter.", date="2025-01-01")
+    mem.save("Vi un vídeo sobre ir en patinete a la oficina.", date="2025-02-01")
+    mem.save("Watched a short video on motorbike commuting.", date="2025-03-01")
+    assert mem.search("how do I get to the office?").best.id == ids[1]
+    assert mem.search("¿cómo voy a la oficina?").best.id == ids[1]
+
+
+def test_someone_elses_state_changes_nothing(tmp_path: Path) -> None:
+    mem, ids = _store(tmp_path, [("2022-03-01", "I live in Madrid."),
+                                 ("2024-06-01", "We finally settled in Lisbon.")])
+    mem.save("Helped a friend move to Berlin last weekend.", date="2025-01-01")
+    mem.save("Le eché una mano a mi hermana con la mudanza a Sevilla.", date="2025-02-01")
+    assert mem.search("where do I live?").best.id == ids[1]
+    assert mem.search("¿dónde vivo?").best.id == ids[1]
+
+
 def test_a_question_about_a_time_before_every_memory_says_so(tmp_path: Path) -> None:
     mem, ids = _store(tmp_path, [("2023-01-01", "I live in Madrid."),
                                  ("2025-01-01", "I moved to Valencia.")])
@@ -241,15 +272,19 @@ UNRELATED = {
         "The company retreat is in the mountains this year.",
         "El trabajo del parser está terminado.", "La empresa de limpieza viene el lunes."]),
     "who is my manager?": ("My manager is Helen Ward.", [
+        "The parcel was handed over to the courier.", "Dependo del tren para llegar.",
         "I filed a report on the outage.", "The lead time for orders is two weeks.",
         "Reports are due on Friday.", "El responsable del catering es Luis."]),
     "which editor do I use?": ("My editor is Emacs.", [
         "Code review is on Fridays.", "The newsletter editor is Ana Diaz.",
-        "Coding dojo next week."]),
+        "Coding dojo next week.", "The cursor blinks too fast in the terminal.",
+        "Kate from accounting sent the invoice.", "Eclipse viewing party on Friday night.",
+        "Lunch with Kate and Marco tomorrow.", "We watched the solar Eclipse from the roof."]),
     "what CI do we use?": ("Jenkins runs every pipeline we have.", [
         "The build of the new house starts in May.", "The jobs page on the site was updated.",
         "Sales pipeline review on Monday."]),
     "how do I get to the office?": ("I drive to the office every day.", [
+        "Saw a billboard for a car dealership near the office.",
         "The office plants need water.", "Car insurance renewal is due.",
         "Train tickets for the conference are booked."]),
     "when is standup?": ("The daily standup is at 9:30.", [

@@ -15,7 +15,9 @@ the same thing joins the group even when no rule extracted a fact from it.
 
 Memories that only mention a value in passing or reject it are left out of the group:
 rejections, plans and hypotheticals ("turned the offer down", "decided against", "we might
-move"), and memories whose topic word is qualified as former ("my old colleagues").
+move"), things seen or read about ("saw an ad for ...", "read an article about ..."),
+someone else's state ("helped a friend move to Berlin"), and memories whose topic word is
+qualified as former ("my old colleagues").
 
 Within the group the newest memory leads a question that names no period; a question
 naming a time gets the memory in force at its end. The others follow, newest first, marked
@@ -48,7 +50,10 @@ VOCABULARY: dict[str, str] = {
                "reorg reorganisation reorganization one-on-ones "
                "jefe jefa responsable reporto dependo supervisora supervisor "
                "reorganización reorganizacion",
-    "editor": "editor ide code coding keybindings vim neovim emacs "
+    # (only product names that are not also ordinary words or first names: "Kate",
+    # "Eclipse", "Atom", "Cursor", "Helix" would pull in lunches and eclipses)
+    "editor": "editor ide code coding keybindings vim neovim emacs vscode sublime intellij "
+              "pycharm webstorm goland clion gedit xcode netbeans notepad "
               "programo programar editor ide",
     "ci": "ci pipeline pipelines build builds jenkins actions integration jobs "
           "pipelines integración integracion",
@@ -57,8 +62,10 @@ VOCABULARY: dict[str, str] = {
                        "gestor paquetes",
     "runtime": "python version upgraded upgrade bumped runtime services "
                "versión version actualizamos subimos servicios",
-    "commute": "commute commuting office drive bike cycle train bus walk car scooter "
-               "oficina coche bici bicicleta tren autobús autobus andando trayecto",
+    "commute": "commute commuting office drive bike cycle train bus walk car scooter foot "
+               "tram metro subway ferry motorbike "
+               "oficina coche bici bicicleta tren autobús autobus andando trayecto pie "
+               "patinete tranvía tranvia moto",
     "schedule": "standup stand-up daily meeting "
                 "daily reunión reunion standup",
 }
@@ -71,6 +78,21 @@ _REJECT = re.compile(
     r"too\s+far|no\s+(?:nos|me)\s+\w+|rechac\w*|dije\s+que\s+no|se\s+voto\s+que\s+no|"
     r"pense\s+en|propus\w*|propuso|evaluamos|no\s+cambiamos|no\s+es\s+para\s+mi|"
     r"al\s+final\s+no|esperamos|quizas|tal\s+vez|podriamos)\b")
+# Something seen or read about, not the user's own state: "saw an ad for cycling to work",
+# "read an article about remote jobs", "vi un anuncio sobre ir en patinete".
+_MEDIA = re.compile(
+    r"\b(?:(?:saw|seen|read|heard|watched|came\s+across|spotted)\s+(?:an?\s+|the\s+|some\s+)?"
+    r"(?:\w+\s+)?(?:ad|ads|advert|advertisement|article|post|video|story|podcast|thread|"
+    r"billboard|commercial)"
+    r"|(?:vi|he\s+visto|lei|he\s+leido|oi|escuche|encontre)\s+(?:un|una|el|la|unos|unas)\s+"
+    r"(?:\w+\s+)?(?:anuncio|anuncios|articulo|post|video|noticia|reportaje|podcast|cartel))\b")
+# Someone else's state, not the user's: "helped a friend move to Berlin", "ayudé a una
+# compañera con su configuración de Vim".
+_OTHERS = re.compile(
+    r"\b(?:helped|helping|gave\s+\w+\s+a\s+hand|ayude|ayudando|eche\s+una\s+mano)\s+"
+    r"(?:a\s+|an\s+|my\s+|our\s+|a\s+un\s+|a\s+una\s+|a\s+mi\s+|un\s+|una\s+|mi\s+)?"
+    r"(?:\w+\s+)?(?:colleague|coworker|co-worker|friend|teammate|neighbou?r|sister|brother|"
+    r"cousin|compa\w+|amig[oa]s?|vecin[oa]s?|herman[oa]s?|prim[oa]s?)\b")
 # The topic word is about the past: "my old colleagues", "antiguos compañeros".
 _FORMER = re.compile(r"\b(?:old|former|ex|previous|antiguo|antigua|antiguos|antiguas|viejo|"
                      r"vieja|anterior)\b")
@@ -86,8 +108,10 @@ def vocabulary_terms(attribute: str, stemmer: str) -> list[str]:
 
 
 def states_something(text: str) -> bool:
-    """False for a memory that rejects, plans or only imagines what it mentions."""
-    return not _REJECT.search(fold(text))
+    """False for a memory that rejects, plans or only imagines what it mentions, tells of
+    something seen or read about (an ad, an article), or of helping someone else."""
+    folded = fold(text)
+    return not (_REJECT.search(folded) or _MEDIA.search(folded) or _OTHERS.search(folded))
 
 
 def version_group(candidates: list[Hit], fact_sources: list[str],
@@ -131,6 +155,11 @@ def _values(text: str) -> set[str]:
     found = [m.group().rstrip(".:") for m in _VALUE_TOKEN.finditer(text)]
     first = re.match(r"\W*([\w'-]+)", text)
     return {f.lower() for f in found if not (first and f == first.group(1))}
+
+
+def _first_word(text: str) -> str | None:
+    m = re.match(r"\W*([A-ZÁÉÍÓÚÑ][\w'-]+)", text)
+    return m.group(1).lower() if m else None
 
 
 _CALENDAR = frozenset(
@@ -188,6 +217,14 @@ def lead_of(group: list[Hit], period: tuple[str, str] | None,
     only names a replaced value again does not lead (:func:`_looks_back`), unless the
     timeline knows it. None when no member may lead."""
     values = [_values(h.excerpt or h.text) for h in group]
+    # A sentence's first word is capitalised anyway, so it is no value by itself; it is one
+    # when another member names it ("Buildkite runs every pipeline" before "we moved from
+    # Buildkite to Drone").
+    named = set().union(*values) if values else set()
+    for i, h in enumerate(group):
+        first = _first_word(h.excerpt or h.text)
+        if first and first in named - values[i]:
+            values[i] = values[i] | {first}
 
     def ok(i: int) -> bool:
         h = group[i]

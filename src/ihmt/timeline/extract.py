@@ -261,6 +261,20 @@ _BUILTIN: tuple[_Rule, ...] = (
         "manager",
         keys=("jefe", "jefa", "responsable", "manager", "reporto"),
     ),
+    _rule(  # a hand-over: the team (or the user) now sits under someone else
+        rf"\b(?:(?:my|our|the)\s+team\s+(?:was|has\s+been|got)\s+handed\s+over\s+to"
+        rf"|I\s+(?:was|have\s+been|got)\s+(?:{_ADV}\s+)?(?:moved|put)\s+under"
+        rf"|(?:my|our)\s+new\s+(?:line\s+)?(?:manager|boss|lead)\s+is)\s+{_VALUE}",
+        "manager",
+        keys=("handed", "under", "new"),
+    ),
+    _rule(
+        rf"\b(?:(?:mi|nuestro|el)\s+equipo\s+(?:pas[oó]|ha\s+pasado)\s+a\s+manos\s+de"
+        rf"|(?:ahora\s+)?dependo\s+(?:directamente\s+)?de"
+        rf"|me\s+(?:pusieron|han\s+puesto)\s+(?:a\s+cargo\s+de|bajo))\s+{_VALUE}",
+        "manager",
+        keys=("manos", "dependo", "pusieron", "puesto"),
+    ),
     # --- where the user works ------------------------------------------------------------------
     _rule(
         rf"\b(?:I|and)(?:\s+(?:{_ADV}\s+)?work"

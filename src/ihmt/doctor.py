@@ -21,6 +21,7 @@ from .store.leaves import checksum, read_leaf
 from .store.store import Store, resolve_store_path
 from .text import count
 from .timeline.facts import FactTimeline
+from .tree.prune import live_children
 
 LIST_CAP = 20  # ids listed per kind of problem; the counts are always complete
 
@@ -73,7 +74,7 @@ def check_store(path: str | os.PathLike[str]) -> dict[str, Any]:
         except (DamagedFileError, ValueError) as exc:
             damaged_branches.append(f"{node_id}: {exc}")
             continue
-        stack.extend((child, node_id, level + 1) for child in branch.children)
+        stack.extend((child, node_id, level + 1) for child in live_children(branch.children))
 
     unreachable = sorted(set(on_disk) - set(reachable))
     missing = sorted(i for i in reachable if i not in on_disk and i not in damaged_leaves)

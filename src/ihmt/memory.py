@@ -55,6 +55,7 @@ from .text import clip
 from .timeline.facts import FactTimeline
 from .tree import refile
 from .tree.consolidate import Consolidator
+from .tree.prune import live_children
 from .tree.summarize import make_summarizer
 from .upkeep import Upkeep
 from .writing import STATED_KEY, Writer, parse_states
@@ -483,7 +484,7 @@ class Memory:
                                              "date_from", "date_to", "keywords")}
             if int(entry["layer"]) > 0 and (depth is None or level < depth):
                 br, _ = self.store.branch(entry["id"], int(entry["layer"]))
-                out["children"] = [node(c, level + 1) for c in br.children]
+                out["children"] = [node(c, level + 1) for c in live_children(br.children)]
             return out
 
         return {"id": "root", "leaves": root["n_leaves"],
@@ -499,7 +500,7 @@ class Memory:
                 yield path + [entry["id"]], entry
                 continue
             br, _ = self.store.branch(entry["id"], int(entry["layer"]))
-            stack.extend((path + [br.id], c) for c in br.children)
+            stack.extend((path + [br.id], c) for c in live_children(br.children))
 
     def _find_replaced(self, replaces: str) -> SearchResult:
         if not isinstance(replaces, str):

@@ -41,6 +41,7 @@ from ...model import Fact
 from ...render import result_dict
 from ...store.store import STORE_DIRNAME, resolve_store_path
 from ...text import clip
+from ...tree.prune import live_children
 from .. import install as installer
 from .guard import Guard
 from .state import GuiState, memory_home_of, store_exists
@@ -274,7 +275,7 @@ def api_node(state: GuiState, q: Query, b: Body) -> dict[str, Any]:
         "summary": data.get("summary"), "keywords": data.get("keywords"),
         "n_leaves": br.n_leaves, "date_from": data.get("date_from"),
         "date_to": data.get("date_to"),
-        "children": [_entry(c, outdated) for c in br.children],
+        "children": [_entry(c, outdated) for c in live_children(br.children)],
     }
 
 

@@ -944,3 +944,19 @@ def test_e2e_forget_button_asks_then_removes(browser: Browser, tmp_path: Path) -
         assert not any(resolve_store(folder).rglob(f"{gone}.txt"))
         shoot(page, "forget")
         done(page)
+
+
+def test_a_foreign_origin_is_refused_even_with_the_token(tmp_path: Path, home: Path) -> None:
+    folder, gone = forget_store(tmp_path / "mem")
+    client = client_for(folder, home)
+    for origin in ("http://evil.example", "null", "http://127.0.0.1.evil.example",
+                   "https://127.0.0.1:1"):
+        r = client.post("/api/forget/preview", json={"id": gone},
+                        headers={**AUTH, "origin": origin})
+        assert r.status_code == 403 and r.json()["error"] == "forbidden_origin", origin
+        assert client.get("/api/status", headers={**AUTH, "origin": origin}).status_code == 403
+    assert any(resolve_store(folder).rglob(f"{gone}.txt"))
+    own = client.base_url.netloc.decode() if isinstance(client.base_url.netloc, bytes) \
+        else client.base_url.netloc
+    ok = client.get("/api/status", headers={**AUTH, "origin": f"http://{own}"})
+    assert ok.status_code == 200, (own, ok.text)

@@ -960,3 +960,41 @@ def test_a_foreign_origin_is_refused_even_with_the_token(tmp_path: Path, home: P
         else client.base_url.netloc
     ok = client.get("/api/status", headers={**AUTH, "origin": f"http://{own}"})
     assert ok.status_code == 200, (own, ok.text)
+
+
+# ---------------------------------------------------------------------- export, scope
+def test_export_downloads_every_memory(tmp_path: Path, home: Path) -> None:
+    folder, gone = forget_store(tmp_path / "mem")
+    client = client_for(folder, home)
+    assert client.get("/api/export").status_code == 401
+    r = client.get("/api/export?format=jsonl", headers=AUTH)
+    assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
+    lines = [json.loads(x) for x in r.text.splitlines()]
+    assert lines[0]["ihmt_export"] == 1 and lines[-1]["memories"] == 2
+    assert {x["id"] for x in lines[1:-1]} >= {gone}
+    md = client.get("/api/export?format=markdown", headers=AUTH)
+    assert md.status_code == 200 and FORGET_WORD in md.text
+    bad = client.get("/api/export?format=pdf", headers=AUTH)
+    assert bad.status_code == 400 and "pdf" in bad.json()["message"]
+
+
+@needs_browser
+def test_e2e_export_button_and_scope_of_a_memory(browser: Browser, tmp_path: Path) -> None:
+    folder = tmp_path / "mem"
+    m = Memory.open(folder, create=True)
+    pid = m.save("We use pnpm in this repo", scope="github.com/acme/shop", date="2025-01-01").ids[0]
+    m.close()
+    with served(build_app(folder, TOKEN, home=tmp_path)) as url:
+        page = open_page(browser, url, "explore")
+        page.locator(f'#explore-tree li[data-id="{pid}"] > .row').click()
+        body = page.locator(f'#explore-tree li[data-id="{pid}"] .meta-grid')
+        body.wait_for()
+        assert "github.com/acme/shop" in body.inner_text()
+        with page.expect_download() as got:
+            page.click("button.export-jsonl")
+        saved = tmp_path / "export.jsonl"
+        got.value.save_as(saved)
+        rows = [json.loads(x) for x in saved.read_text().splitlines()]
+        assert rows[1]["id"] == pid and rows[1]["scope"] == "github.com/acme/shop"
+        assert got.value.suggested_filename.endswith(".jsonl")
+        done(page)

@@ -12,6 +12,11 @@ from typing import Any
 
 from ..errors import InputError
 
+try:  # a fast encoder for the large branch files (a dependency; the stdlib otherwise)
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - installed with IHMT
+    _orjson = None
+
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 
@@ -117,6 +122,12 @@ def fsync_dir(path: Path) -> None:
 
 
 def write_json(path: Path, obj: Any, *, durable: bool = False, indent: int | None = None) -> None:
+    if indent is None and _orjson is not None:
+        try:
+            atomic_write(path, _orjson.dumps(obj) + b"\n", durable=durable)
+            return
+        except TypeError:  # what orjson refuses (ints past 64 bits, ...): the stdlib below
+            pass
     text = json.dumps(obj, ensure_ascii=False, separators=(",", ":") if indent is None else None,
                       indent=indent)
     atomic_write(path, text + "\n", durable=durable)

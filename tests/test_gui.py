@@ -113,7 +113,11 @@ def test_foreign_host_is_refused(client: TestClient) -> None:
 
 
 def test_no_cors_and_strict_headers(client: TestClient) -> None:
+    # A foreign origin is refused outright now (issue 23), and never given CORS headers.
     r = client.get("/api/status", headers={**AUTH, "origin": "https://evil.example"})
+    assert r.status_code == 403
+    assert not [k for k in r.headers if k.lower().startswith("access-control-")]
+    r = client.get("/api/status", headers=AUTH)
     assert r.status_code == 200
     assert not [k for k in r.headers if k.lower().startswith("access-control-")]
     assert r.headers["cache-control"] == "no-store"

@@ -2,10 +2,11 @@
 
 A single save holds the write lock for its few file operations: the leaf (synced), one
 catalog line, the Summarization Events it makes due, the trunk. Inside
-:meth:`Writer.bulk` saves are collected instead and committed in batches of
-:data:`BULK_BATCH`, each ordered so that similar memories share branches; leaves of a
-batch are synced together and the lock is released between batches, so other processes
-can write. Facts a leaf states go to the timeline, and a new value of a tracked fact links
+:meth:`Writer.bulk` saves are collected instead (no lock is held while they are) and
+committed in batches of :data:`BULK_BATCH`, each ordered so that similar memories share
+branches. A batch's vectors and order are computed without the lock; it is then written
+in runs of :data:`LOCK_CHUNK` memories, each under one short hold of the lock, its leaves
+synced together, so other processes' saves and searches get in between. Facts a leaf states go to the timeline, and a new value of a tracked fact links
 the memory it supersedes (see :mod:`ihmt.timeline.supersede`).
 """
 
@@ -35,6 +36,7 @@ from .tree.refile import leaf_scope
 
 BULK_CACHE_LIMIT = 200_000  # branch-cache entries kept while a bulk load runs
 BULK_BATCH = 16384  # saves grouped by similarity and committed together inside bulk()
+LOCK_CHUNK = 1024  # memories of a batch committed under one hold of the write lock
 
 Prepared = list[tuple[Leaf, Counter[str]]]
 
@@ -56,7 +58,6 @@ class Writer:
         self._recover = recover  # finish a write a dead process left (lock held)
         self._ensure_root = ensure_root
         self._depth = 0
-        self._root: dict[str, Any] | None = None
         self._catalog: list[dict[str, Any]] = []
         self._batch: list[tuple[Prepared, SaveReport]] = []
         self._count = 0
@@ -195,46 +196,53 @@ class Writer:
                     self._depth -= 1
 
     def _begin_batch(self) -> None:
+        """Start collecting a batch. No lock is taken here: the lock is held only while
+        a batch commits, in chunks (:data:`LOCK_CHUNK`), so single saves and searches of
+        other processes get in between, however long the caller takes between saves."""
         self.store.check_writable()
-        self.store.lock.acquire()
-        try:
-            self._recover()
-            self.store.begin_write("bulk")
-            self._root = copy_root(self._ensure_root())
-        except BaseException:
-            self.store.lock.release()
-            raise
         self._catalog = []
         self._batch = []
         self._count = 0
 
     def _commit_batch(self, *, reopen: bool) -> None:
-        root = self._root
-        assert root is not None
-        try:
-            # Similar memories of the batch go into the same branches (tighter bounds).
-            batch, self._batch = self._batch, []
-            items = [(leaf, tf, rep) for prepared, rep in batch for leaf, tf in prepared]
-            self.semantic.append(self.semantic.encode((leaf for leaf, _, _ in items), bulk=True))
-            for i in similarity_order([tf.keys() for _, tf, _ in items]):
-                leaf, tf, rep = items[i]
-                self._catalog.extend(self._add_leaves(root, [(leaf, tf)], rep, durable=False))
-            for leaf in list(self.consolidator.pending.values()):
-                self.store.write_leaf(leaf, durable=False)
-            self.consolidator.pending.clear()
-            os.sync()
-            self.store.catalog_append(self._catalog)
-            self._catalog = []
-            root["facts_size"] = self.facts_size()
-            self.store.write_root(root)
-            self.store.end_write()
-            after_write(self.store, "bulk", [lf.id for lf, _, _ in items]
-                        + [old for _, rep in batch for old in rep.outdated])
-        finally:
-            self.store.lock.release()
-            self._root = None
+        batch, self._batch = self._batch, []
+        self._count = 0
+        items = [(leaf, tf, rep) for prepared, rep in batch for leaf, tf in prepared]
+        if items:
+            # Vectors and the grouping by similarity cost the most and need no lock.
+            encoded = self.semantic.encode((leaf for leaf, _, _ in items), bulk=True)
+            order = similarity_order([tf.keys() for _, tf, _ in items])
+            for start in range(0, len(order), LOCK_CHUNK):
+                self._commit_chunk([items[i] for i in order[start:start + LOCK_CHUNK]],
+                                   encoded)
         if reopen:
             self._begin_batch()
+
+    def _commit_chunk(self, items: list[tuple[Leaf, Counter[str], SaveReport]],
+                      encoded: dict[str, tuple[list[str], list[Any]]] | None) -> None:
+        """Similar memories of the batch go into the same branches (tighter bounds): the
+        chunk is a run of the batch's similarity order, committed under the lock."""
+        with self._writing("bulk"):
+            root = copy_root(self._ensure_root())
+            ids = {leaf.id for leaf, _, _ in items}
+            if encoded:
+                self.semantic.append({dom: ([i for i in got if i in ids],
+                                            [b for i, b in zip(got, blocks) if i in ids])
+                                      for dom, (got, blocks) in encoded.items()})
+            catalog: list[dict[str, Any]] = []
+            for leaf, tf, rep in items:
+                catalog.extend(self._add_leaves(root, [(leaf, tf)], rep, durable=False))
+            try:
+                for leaf in list(self.consolidator.pending.values()):
+                    self.store.write_leaf(leaf, durable=False)
+            finally:
+                self.consolidator.pending.clear()
+            os.sync()
+            self.store.catalog_append(catalog)
+            root["facts_size"] = self.facts_size()
+            self.store.write_root(root)
+            after_write(self.store, "bulk", [lf.id for lf, _, _ in items]
+                        + [old for _, _, rep in items for old in rep.outdated])
 
 
 STATED_KEY = "states"  # leaf header (extra): facts the saver named, [subject, attribute, value]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -37,6 +38,7 @@ from .tree.refile import leaf_scope
 BULK_CACHE_LIMIT = 200_000  # branch-cache entries kept while a bulk load runs
 BULK_BATCH = 16384  # saves grouped by similarity and committed together inside bulk()
 LOCK_CHUNK = 1024  # memories of a batch committed under one hold of the write lock
+LOCK_GAP_S = 0.06  # pause between two chunks: longer than a waiting writer's poll interval
 
 Prepared = list[tuple[Leaf, Counter[str]]]
 
@@ -213,6 +215,10 @@ class Writer:
             encoded = self.semantic.encode((leaf for leaf, _, _ in items), bulk=True)
             order = similarity_order([tf.keys() for _, tf, _ in items])
             for start in range(0, len(order), LOCK_CHUNK):
+                if start:
+                    # The lock is polled, not queued: a writer that took it again at once
+                    # would starve the others, so leave them a window between chunks.
+                    time.sleep(LOCK_GAP_S)
                 self._commit_chunk([items[i] for i in order[start:start + LOCK_CHUNK]],
                                    encoded)
         if reopen:

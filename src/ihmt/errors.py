@@ -11,6 +11,15 @@ class StoreError(IHMTError):
     """The memory folder is missing, unwritable or not an IHMT store."""
 
 
+class UnusableFileError(StoreError):
+    """A file of the store is in a shape that cannot be read (a folder at its path, a
+    file that cannot be opened). A derived one is set aside and rebuilt by the caller."""
+
+    def __init__(self, message: str, path: object = None) -> None:
+        super().__init__(message)
+        self.path = path
+
+
 class InputError(IHMTError, ValueError):
     """Something handed to IHMT cannot be stored or searched as given (empty, binary, too big)."""
 

@@ -56,6 +56,7 @@ from .timeline.facts import FactTimeline
 from .tree import refile
 from .tree.consolidate import Consolidator
 from .tree.prune import live_children
+from .tree.rebuild import rewrite_catalog
 from .tree.summarize import make_summarizer
 from .upkeep import Upkeep
 from .writing import STATED_KEY, Writer, parse_states
@@ -166,15 +167,19 @@ class Memory:
             self._recover_interrupted()
             self.store.begin_write(what)
             yield
+            if self.store.catalog_restarted:  # it was set aside: journal every leaf again
+                rewrite_catalog(self.store)
             self.store.end_write()
 
     def _recover_interrupted(self) -> None:
         """Called with the lock held: a leftover intent means a writer died mid-write."""
+        self.upkeep.settle_timeline()  # a fact log that cannot be read: set aside, rebuilt
         if not self.store.interrupted():
             return
         msg = "a previous write was interrupted; the tree was rebuilt from the leaves"
         log.warning(msg)
         self.store.problems.append(msg)
+        self.store.settle_intent()  # a log that cannot be read is set aside
         self.store.remove_partial_files()
         self.store.clear_cache()
         forgotten = self.forgetter.finish_interrupted()  # a forget is carried through
@@ -569,22 +574,22 @@ class Memory:
         return str(notice) if notice else None
 
     def facts(self, subject: str | None = None) -> list[Fact]:
-        self.timeline.refresh()
+        self.upkeep.check_timeline()
         return self.timeline.facts(subject)
 
     def conflicts(self, subject: str | None = None) -> list[Any]:
-        self.timeline.refresh()
+        self.upkeep.check_timeline()
         return self.timeline.conflicts(subject)
 
     def notices(self) -> list[str]:
         return [str(c) for c in self.conflicts()]
 
     def active_state(self) -> dict[str, Fact]:
-        self.timeline.refresh()
+        self.upkeep.check_timeline()
         return self.timeline.active_state()
 
     def state_at(self, date: str) -> dict[str, Fact]:
-        self.timeline.refresh()
+        self.upkeep.check_timeline()
         return self.timeline.state_at(parse_date(date))
 
 

@@ -12,7 +12,7 @@ import logging
 import threading
 from typing import Any
 
-from .errors import DamagedFileError, NotFoundError
+from .errors import DamagedFileError, NotFoundError, UnusableFileError
 from .model import Fact
 from .store.store import Store, copy_root
 from .text import count
@@ -35,6 +35,7 @@ class Upkeep:
         self.writer = writer
         self._mutex = mutex
         self._facts_damage = 0  # damaged log lines already repaired (reported once)
+        self._primary_warned = ""  # the primary log's read error, reported once
 
     def rebuild_locked(self) -> dict[str, Any]:
         """Re-derive the tree, the catalog and the timeline from the leaves (lock held)."""
@@ -44,6 +45,18 @@ class Upkeep:
                        on_leaf=lambda leaf: leaf_facts(leaf, facts, marks))
         rep["facts"] = self.reset_timeline(facts, marks)
         return rep
+
+    def _rebuild_timeline(self) -> None:
+        """The timeline again from every leaf (lock held)."""
+        facts: list[Fact] = []
+        marks: list[tuple[str, str, str]] = []
+        for path in self.store.iter_leaf_paths():
+            try:
+                leaf = self.store.read_leaf(path.stem, path.parent.name)
+            except (DamagedFileError, NotFoundError):
+                continue
+            leaf_facts(leaf, facts, marks)
+        self.reset_timeline(facts, marks)
 
     def reset_timeline(self, facts: list[Fact], marks: list[tuple[str, str, str]]) -> int:
         """Rewrite the timeline from what the leaves say (lock held)."""
@@ -65,25 +78,44 @@ class Upkeep:
         self._facts_damage = self.timeline.damaged_lines
         return n
 
+    def settle_timeline(self) -> bool:
+        """A fact log the store cannot read (a folder at its path, a file that cannot be
+        opened) is set aside to ``state/aside/`` and rebuilt from the leaves and the facts
+        recorded directly. True when that happened. Takes the lock if it must repair."""
+        try:
+            self.timeline.refresh()
+            return False
+        except UnusableFileError as exc:
+            cause = exc.__cause__ if isinstance(exc.__cause__, OSError) else None
+        with self._mutex, self.store.lock.hold():
+            try:
+                self.timeline.refresh()  # another process may have repaired it meanwhile
+                return False
+            except UnusableFileError:
+                pass
+            self.store.set_aside(self.timeline.path, cause)
+            self._rebuild_timeline()
+        return True
+
     def check_timeline(self) -> None:
         """A fact log shorter than the trunk says, or with damaged lines, is rebuilt from
         the leaves (it is derived from them), and the repair is reported once."""
-        self.timeline.refresh()
+        if self.settle_timeline():
+            return
         shrunk = self.writer.facts_size() < int(self.store.root().get("facts_size", 0))
         damaged = self.timeline.damaged_lines > self._facts_damage
-        lost = self.timeline.primary_missing()
+        try:
+            lost = self.timeline.primary_missing()
+        except UnusableFileError as exc:  # primary data: reported, never moved or rebuilt
+            if str(exc) != self._primary_warned:  # once per process, not every search
+                self._primary_warned = str(exc)
+                log.warning("%s", exc)
+                self.store.problems.append(str(exc))
+            lost = 0
         if not (shrunk or damaged or lost):
             return
         with self._mutex, self.store.lock.hold():
-            facts: list[Fact] = []
-            marks: list[tuple[str, str, str]] = []
-            for path in self.store.iter_leaf_paths():
-                try:
-                    leaf = self.store.read_leaf(path.stem, path.parent.name)
-                except (DamagedFileError, NotFoundError):
-                    continue
-                leaf_facts(leaf, facts, marks)
-            self.reset_timeline(facts, marks)
+            self._rebuild_timeline()
         msg = ("the fact timeline (state/facts.jsonl) was damaged or truncated; it was rebuilt "
                "from the memories and from the facts recorded directly "
                "(state/facts.primary.jsonl)")

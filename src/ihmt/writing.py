@@ -31,6 +31,7 @@ from .timeline.supersede import implicit_links, statement_facts
 from .tree import refile
 from .tree.consolidate import Consolidator, leaf_entry
 from .tree.order import similarity_order
+from .tree.rebuild import rewrite_catalog
 from .tree.refile import leaf_scope
 
 BULK_CACHE_LIMIT = 200_000  # branch-cache entries kept while a bulk load runs
@@ -224,6 +225,8 @@ class Writer:
             self.consolidator.pending.clear()
             os.sync()
             self.store.catalog_append(self._catalog)
+            if self.store.catalog_restarted:
+                rewrite_catalog(self.store)
             self._catalog = []
             root["facts_size"] = self.facts_size()
             self.store.write_root(root)

@@ -30,7 +30,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, StoreError
+from ..errors import InputError, StoreError, UnusableFileError
 from ..model import Fact
 from ..store.files import append_line, atomic_write
 from .queries import TimelineQueries
@@ -120,7 +120,7 @@ class FactTimeline(TimelineQueries):
             self._loaded = True
             return 0
         except OSError as exc:
-            raise StoreError(f"cannot read {self.path}: {exc}") from exc
+            raise self._unusable(exc) from exc
         if (
             self._loaded
             and (st.st_dev, st.st_ino) == self._ident
@@ -142,7 +142,7 @@ class FactTimeline(TimelineQueries):
         except FileNotFoundError:
             return self._read(notices)  # removed between the stat and the open
         except OSError as exc:
-            raise StoreError(f"cannot read {self.path}: {exc}") from exc
+            raise self._unusable(exc) from exc
         self._loaded = True
         self._ident = ident
         self._seen_size = st.st_size
@@ -150,6 +150,13 @@ class FactTimeline(TimelineQueries):
         if self._offset == 0:
             self._head = data[:64]
         return self._consume(data, notices)
+
+    def _unusable(self, exc: OSError) -> UnusableFileError:
+        shape = "is a folder, not a file" if isinstance(exc, IsADirectoryError) else (
+            f"cannot be read ({exc.strerror or exc})")
+        return UnusableFileError(
+            f"the fact timeline {self.path} {shape}; the next save or search sets it aside "
+            "and rebuilds it from the memories", self.path)
 
     def _consume(self, data: bytes, notices: list[Notice] | None) -> int:
         """Apply complete lines of ``data``; keep an unterminated tail unless it parses."""
@@ -395,9 +402,24 @@ class FactTimeline(TimelineQueries):
         ``facts.primary.jsonl``, a log that :meth:`rebuild` reads and never rewrites."""
         event = self._fact_event(fact)
         with self._lock:
-            append_line(self.state_dir / PRIMARY_FILE, _encode(event).decode("utf-8").rstrip(),
-                        durable=self.sync)
+            try:
+                append_line(self.state_dir / PRIMARY_FILE,
+                            _encode(event).decode("utf-8").rstrip(), durable=self.sync)
+            except OSError as exc:
+                raise self._primary_error(exc, "written") from exc
             return self.record(fact)
+
+    def _primary_error(self, exc: OSError, verb: str) -> UnusableFileError:
+        path = self.state_dir / PRIMARY_FILE
+        if isinstance(exc, IsADirectoryError):
+            return UnusableFileError(
+                f"{path} is a folder, not the log of the facts recorded directly: move it out "
+                "of the memory folder, and IHMT begins the log again (the facts recorded "
+                "so far are still in state/facts.jsonl)", path)
+        return UnusableFileError(
+            f"cannot {'read' if verb == 'read' else 'write'} {path} ({exc.strerror or exc}): "
+            "it holds the facts recorded directly; fix its permissions (or free disk space), "
+            "then try again", path)
 
     def _primary_events(self) -> list[dict[str, Any]]:
         try:
@@ -405,10 +427,7 @@ class FactTimeline(TimelineQueries):
         except FileNotFoundError:
             return []
         except OSError as exc:
-            raise StoreError(
-                f"cannot read {self.state_dir / PRIMARY_FILE} ({exc.strerror}): it holds the "
-                "facts recorded directly; fix its permissions, then run 'ihmt rebuild'"
-            ) from exc
+            raise self._primary_error(exc, "read") from exc
         out = []
         for line in data.splitlines():
             ev = self._parse(line)

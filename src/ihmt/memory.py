@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import Config
-from .errors import DamagedFileError, InputError, NotFoundError, StoreError
+from .errors import DamagedFileError, InputError, StoreError
 from .export import Export, restore
 from .forgetting import Forgetter
 from .ingest.dates import find_date
@@ -86,7 +86,8 @@ class Memory:
         self.writer = Writer(store, self.consolidator, self.timeline, self.semantic,
                              self._mutex, self._writing, self._recover_interrupted,
                              self._ensure_root)
-        self.upkeep = Upkeep(store, self.consolidator, self.timeline, self.writer, self._mutex)
+        self.upkeep = Upkeep(store, self.consolidator, self.timeline, self.writer, self._mutex,
+                             self.semantic)
         self.forgetter = Forgetter(store, self.consolidator, self.timeline, self.semantic,
                                    self._writing, self.writer.link_versions,
                                    self._rebuild_locked)
@@ -358,38 +359,13 @@ class Memory:
         Without ``everything`` only leaves with no valid vector are encoded. Raises
         InputError when semantic search is off (the message says how to turn it on).
         """
-        if not self.semantic.active:
-            raise InputError(self.semantic.reason)
-        self.semantic.wait(timeout=CLOSE_WAIT_S)  # before the lock: the worker needs it
-        with self._mutex, self.store.lock.hold():
-            leaves = []
-            for path in self.store.iter_leaf_paths():
-                try:
-                    leaves.append(self.store.read_leaf(path.stem, path.parent.name))
-                except (DamagedFileError, NotFoundError):
-                    continue
-            return self.semantic.rebuild(leaves, everything=everything, progress=progress)
+        return self.upkeep.rebuild_embeddings(everything, progress)
 
     def queue_missing_vectors(self) -> int:
         """Queue every memory without a semantic vector for the worker thread (after a sync
         brought memories saved on another machine: vector files are not synced). Returns
-        how many were queued; 0 when semantic search is off. Reads only the leaves that
-        lack a vector."""
-        if not self.semantic.active:
-            return 0
-        with self._mutex, self.store.lock.hold():
-            vs = self.semantic.vectors
-            vs.refresh()
-            todo = []
-            for path in self.store.iter_leaf_paths():
-                if vs.has(path.stem):
-                    continue
-                try:
-                    todo.append(self.store.read_leaf(path.stem, path.parent.name))
-                except (DamagedFileError, NotFoundError):
-                    continue
-            self.semantic.later(todo)
-        return len(todo)
+        how many were queued; 0 when semantic search is off."""
+        return self.upkeep.queue_missing_vectors()
 
     def rebuild_routing(self) -> dict[str, int]:
         """Rebuild the semantic routing trees from the vectors on disk (no encoding): the

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from .errors import DamagedFileError, NotFoundError, UnusableFileError
-from .model import Fact
+from .errors import DamagedFileError, InputError, NotFoundError, UnusableFileError
+from .model import Fact, Leaf
+from .semantic.index import SemanticIndex
 from .store.store import Store, copy_root
 from .text import count
 from .timeline.facts import FactTimeline
@@ -22,18 +24,20 @@ from .tree.rebuild import rebuild as _rebuild
 from .writing import Writer, leaf_facts
 
 log = logging.getLogger(__name__)
+VECTORS_WAIT_S = 120.0  # longest a rebuild of the vectors waits for the worker
 
 
 class Upkeep:
     """The repairs of one memory (it shares the memory's mutex)."""
 
     def __init__(self, store: Store, consolidator: Consolidator, timeline: FactTimeline,
-                 writer: Writer, mutex: threading.RLock) -> None:
+                 writer: Writer, mutex: threading.RLock, semantic: SemanticIndex) -> None:
         self.store = store
         self.consolidator = consolidator
         self.timeline = timeline
         self.writer = writer
         self._mutex = mutex
+        self.semantic = semantic
         self._facts_damage = 0  # damaged log lines already repaired (reported once)
         self._primary_warned = ""  # the primary log's read error, reported once
 
@@ -50,11 +54,7 @@ class Upkeep:
         """The timeline again from every leaf (lock held)."""
         facts: list[Fact] = []
         marks: list[tuple[str, str, str]] = []
-        for path in self.store.iter_leaf_paths():
-            try:
-                leaf = self.store.read_leaf(path.stem, path.parent.name)
-            except (DamagedFileError, NotFoundError):
-                continue
+        for leaf in self._leaves():
             leaf_facts(leaf, facts, marks)
         self.reset_timeline(facts, marks)
 
@@ -125,3 +125,36 @@ class Upkeep:
                    "state/facts.primary.jsonl")
         log.warning(msg)
         self.store.problems.append(msg)
+
+    # ------------------------------------------------------------------ vectors
+    def rebuild_embeddings(self, everything: bool,
+                           progress: Callable[[int, int], None] | None) -> dict[str, int]:
+        """See :meth:`ihmt.Memory.rebuild_embeddings`."""
+        if not self.semantic.active:
+            raise InputError(self.semantic.reason)
+        self.semantic.wait(timeout=VECTORS_WAIT_S)  # before the lock: the worker needs it
+        with self._mutex, self.store.lock.hold():
+            return self.semantic.rebuild(list(self._leaves()), everything=everything,
+                                         progress=progress)
+
+    def queue_missing_vectors(self) -> int:
+        """See :meth:`ihmt.Memory.queue_missing_vectors`; reads only the leaves that lack
+        a vector."""
+        if not self.semantic.active:
+            return 0
+        with self._mutex, self.store.lock.hold():
+            vs = self.semantic.vectors
+            vs.refresh()
+            todo = list(self._leaves(lambda stem: not vs.has(stem)))
+            self.semantic.later(todo)
+        return len(todo)
+
+    def _leaves(self, wanted: Callable[[str], bool] | None = None) -> Iterator[Leaf]:
+        """Every readable leaf (``wanted``: only those whose id it accepts), one at a time."""
+        for path in self.store.iter_leaf_paths():
+            if wanted is not None and not wanted(path.stem):
+                continue
+            try:
+                yield self.store.read_leaf(path.stem, path.parent.name)
+            except (DamagedFileError, NotFoundError):
+                continue

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+
 
 class IHMTError(Exception):
     """Base class of every error IHMT raises on purpose."""
@@ -42,3 +44,33 @@ class NotFoundError(IHMTError, KeyError):
 
 class SecretError(InputError):
     """The content looks like it holds a secret (a key, a token, a password)."""
+
+
+_NO_SPACE = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
+MAX_SHOWN = 200  # characters of a file name an error message shows at most
+
+
+def shown(value: object, limit: int = MAX_SHOWN) -> str:
+    """``value`` as an error message shows it: a 5 MB path is clipped, not echoed back."""
+    text = str(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit - 40]}...{text[-30:]} [{len(text):,} characters]"
+
+
+def from_os_error(exc: OSError, doing: str, after: str = "") -> StoreError:
+    """The StoreError for an OSError met while ``doing`` something: one line that says
+    what the system refused and what to do (``after`` adds what became of the store)."""
+    name = f" ({shown(exc.filename)})" if exc.filename else ""
+    if exc.errno in _NO_SPACE:
+        what, fix = "the disk is full", "free some space, then try again"
+    elif exc.errno == errno.ENAMETOOLONG:
+        what, fix = "a file name is too long", "choose a shorter path or name"
+    elif exc.errno == errno.EROFS:
+        what, fix = "the file system is read-only", "choose a folder that can be written"
+    elif exc.errno in (errno.EACCES, errno.EPERM):
+        what, fix = "permission denied", "check the folder's permissions"
+    else:
+        what = exc.strerror or str(exc) or type(exc).__name__
+        fix = "check the disk and the folder's permissions, then try again"
+    return StoreError(f"{doing} failed: {what}{name}; {fix}{after}")

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import Config
-from .errors import DamagedFileError, InputError, StoreError
+from .errors import DamagedFileError, InputError, StoreError, from_os_error
 from .export import Export, restore
 from .forgetting import Forgetter
 from .ingest.dates import find_date
@@ -59,7 +59,7 @@ from .tree.prune import live_children
 from .tree.rebuild import rewrite_catalog
 from .tree.summarize import make_summarizer
 from .upkeep import Upkeep
-from .writing import STATED_KEY, Writer, parse_states
+from .writing import REPAIR_LATER, STATED_KEY, Writer, parse_states
 
 log = logging.getLogger(__name__)
 CLOSE_WAIT_S = 120.0  # longest close() waits for vectors still being computed
@@ -165,12 +165,22 @@ class Memory:
         """Hold the write lock, finish any write a crashed process left half done, and
         mark this one as under way until it completes."""
         with self._mutex, self.store.lock.hold():
-            self._recover_interrupted()
-            self.store.begin_write(what)
-            yield
-            if self.store.catalog_restarted:  # it was set aside: journal every leaf again
-                rewrite_catalog(self.store)
-            self.store.end_write()
+            try:
+                self._recover_interrupted()
+                self.store.begin_write(what)
+            except OSError as exc:
+                raise from_os_error(exc, f"the {what}", "; nothing was changed") from exc
+            before = self.store.changes
+            try:
+                yield
+                if self.store.catalog_restarted:  # set aside: journal every leaf again
+                    rewrite_catalog(self.store)
+                self.store.end_write()
+            except BaseException as exc:
+                err = self.writer.failed(exc, what, self.store.changes == before)
+                if err is None:
+                    raise
+                raise err from exc
 
     def _recover_interrupted(self) -> None:
         """Called with the lock held: a leftover intent means a writer died mid-write."""
@@ -203,7 +213,10 @@ class Memory:
             msg = f"{reason}; derived files rebuilt from the leaves"
             log.warning(msg)
             self.store.problems.append(msg)
-            self._rebuild_locked()
+            try:
+                self._rebuild_locked()
+            except OSError as exc:
+                raise from_os_error(exc, "the repair of the store", REPAIR_LATER) from exc
 
     # ------------------------------------------------------------------ writing
     def save(self, content: str, *, date: str | None = None, domain: str | None = None,

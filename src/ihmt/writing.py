@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
-from .errors import DamagedFileError, InputError, NotFoundError
+from .errors import DamagedFileError, InputError, NotFoundError, StoreError, from_os_error
 from .model import Fact, Leaf, SaveReport
 from .scope import GLOBAL
 from .semantic.index import SemanticIndex
@@ -38,6 +38,8 @@ BULK_CACHE_LIMIT = 200_000  # branch-cache entries kept while a bulk load runs
 BULK_BATCH = 16384  # saves grouped by similarity and committed together inside bulk()
 
 Prepared = list[tuple[Leaf, Counter[str]]]
+REPAIR_LATER = ("; nothing saved before was lost, and the next write repairs the store "
+                "from the memories")
 
 
 class Writer:
@@ -61,7 +63,23 @@ class Writer:
         self._catalog: list[dict[str, Any]] = []
         self._batch: list[tuple[Prepared, SaveReport]] = []
         self._count = 0
+        self._changes = 0  # the store's change count when the batch began
         self._cache_limit = store.branch_cache_limit
+
+    def failed(self, exc: BaseException, what: str, untouched: bool) -> StoreError | None:
+        """What a write that raised ``exc`` part way (lock held, intent open) becomes: a
+        one-line StoreError for an OSError (a full disk, a name too long ...), else None
+        (``exc`` as it is). If it changed no file of the store, its intent is closed:
+        nothing needs repairing; otherwise the next write repairs, as after a crash."""
+        if untouched:
+            try:
+                self.store.end_write()
+            except OSError:
+                untouched = False
+        if not isinstance(exc, OSError):
+            return None
+        return from_os_error(exc, f"the {what}", "; nothing was changed" if untouched
+                             else REPAIR_LATER)
 
     # ------------------------------------------------------------------ saves
     def commit(self, prepared: Prepared, report: SaveReport) -> None:
@@ -202,8 +220,11 @@ class Writer:
             self._recover()
             self.store.begin_write("bulk")
             self._root = copy_root(self._ensure_root())
-        except BaseException:
+            self._changes = self.store.changes
+        except BaseException as exc:
             self.store.lock.release()
+            if isinstance(exc, OSError):
+                raise from_os_error(exc, "the bulk save", "; nothing was changed") from exc
             raise
         self._catalog = []
         self._batch = []
@@ -233,6 +254,8 @@ class Writer:
             self.store.end_write()
             after_write(self.store, "bulk", [lf.id for lf, _, _ in items]
                         + [old for _, rep in batch for old in rep.outdated])
+        except OSError as exc:  # the batch was not acknowledged; earlier ones are kept
+            raise self.failed(exc, "bulk save", self.store.changes == self._changes) from exc
         finally:
             self.store.lock.release()
             self._root = None

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..errors import IHMTError, InputError
+from ..errors import IHMTError, InputError, from_os_error
 from ..memory import Memory, default_home
 from ..render import compact_answer, result_dict
 from ..text import count
@@ -528,7 +528,11 @@ def _main(argv: Sequence[str] | None = None) -> int:
             os.environ["IHMT_PROJECT"] = str(Path(project).expanduser().absolute())
         try:
             code = passthrough(rest[0], rest[1:], path, as_json)
-        except IHMTError as exc:
+        except (IHMTError, OSError) as exc:
+            if isinstance(exc, BrokenPipeError):
+                raise
+            if isinstance(exc, OSError):
+                exc = from_os_error(exc, f"'ihmt {rest[0]}'")
             print(f"ihmt: {exc}", file=sys.stderr)
             return 2
         return 0 if code is None else code
@@ -536,7 +540,13 @@ def _main(argv: Sequence[str] | None = None) -> int:
     args.path, args.json, args.project = path, as_json, project
     try:
         return COMMANDS[args.command](args)
-    except IHMTError as exc:
+    except (IHMTError, OSError) as exc:
+        if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
+            # Outside the library's own checks (a file the command reads, a path too long):
+            # one line that says what the system refused, never a traceback.
+            exc = from_os_error(exc, f"'ihmt {args.command}'")
+        elif isinstance(exc, BrokenPipeError):
+            raise
         if as_json:
             print(json.dumps({"error": str(exc), "kind": type(exc).__name__}))
         print(f"ihmt: {exc}", file=sys.stderr)

@@ -35,7 +35,13 @@ from pathlib import Path
 from typing import Any
 
 from ..config import CONFIG_NAME, Config
-from ..errors import DamagedFileError, NotFoundError, StoreError, UnreadableFileError
+from ..errors import (
+    DamagedFileError,
+    NotFoundError,
+    StoreError,
+    UnreadableFileError,
+    from_os_error,
+)
 from ..model import Leaf
 from . import files
 from .branch import (  # noqa: F401 - re-exported: the tree and search build on them
@@ -65,9 +71,14 @@ def resolve_store_path(path: str | os.PathLike[str]) -> Path:
     """The store folder for a user-given path: the path itself when it is (or is named like)
     a store, otherwise ``<path>/ihmt_memory``."""
     p = Path(path).expanduser()
-    if p.name == STORE_DIRNAME or (p / "root.json").exists() or (p / CONFIG_NAME).exists():
-        return p.absolute()
-    return (p / STORE_DIRNAME).absolute()
+    try:
+        if p.name == STORE_DIRNAME or (p / "root.json").exists() or (p / CONFIG_NAME).exists():
+            return p.absolute()
+        spath = (p / STORE_DIRNAME).absolute()
+        spath.exists()  # a name too long, a loop of links ...: said here, in one line
+    except OSError as exc:
+        raise from_os_error(exc, "opening the memory folder") from exc
+    return spath
 
 
 def empty_root() -> dict[str, Any]:
@@ -119,6 +130,8 @@ class Store:
         self.problems: list[str] = []  # damage found and repaired, reported once
         self._domain_dirs: dict[str, Path] = {}  # domain -> its leaf folder (names checked)
         self.catalog_restarted = False  # the catalog was begun again: rewrite it whole
+        self.changes = 0  # files of the store written or removed (a failed write with none
+        #                   changed nothing: Memory closes its intent instead of a repair)
 
     # ------------------------------------------------------------------ layout
     @property
@@ -258,6 +271,7 @@ class Store:
         except IsADirectoryError as exc:  # a folder at its path: derived, set it aside
             self.set_aside(self.root_path, exc)
             files.write_json(self.root_path, data)
+        self.changes += 1
         self._root, self._root_sig = data, self._stat_sig()
 
     # ------------------------------------------------------------------ write intent
@@ -339,6 +353,7 @@ class Store:
         but not the folder entry."""
         path = self.leaf_path(leaf.id, leaf.domain)
         files.atomic_write(path, format_leaf(leaf), durable=durable, sync_dir=new)
+        self.changes += 1
         return path
 
     def read_leaf(self, leaf_id: str, domain: str | None = None) -> Leaf:
@@ -370,6 +385,7 @@ class Store:
             return False
         except OSError as exc:
             raise StoreError(f"cannot remove {path}: {exc.strerror}") from exc
+        self.changes += 1
         files.fsync_dir(path.parent)
         return True
 
@@ -405,6 +421,7 @@ class Store:
     # ------------------------------------------------------------------ branches
     def write_branch(self, data: dict[str, Any]) -> Branch:
         files.write_json(self.branch_path(data["id"], int(data["layer"])), data)
+        self.changes += 1
         branch = Branch(data)
         self._cache_branch(branch)
         return branch
@@ -415,6 +432,7 @@ class Store:
             old = self._branches.pop(node_id, None)
             if old is not None:
                 self._branch_weight -= old.weight()
+        self.changes += 1
         self.branch_path(node_id, layer).unlink(missing_ok=True)
 
     def branch(self, node_id: str, layer: int) -> tuple[Branch, bool]:
@@ -471,6 +489,7 @@ class Store:
         if not entries:
             return
         text = "\n".join(json.dumps(e, ensure_ascii=False) for e in entries)
+        self.changes += 1  # before: a torn append counts
         try:
             files.append_line(self.catalog_path, text)
         except (IsADirectoryError, PermissionError) as exc:
@@ -480,6 +499,7 @@ class Store:
 
     def write_catalog(self, text: str) -> None:
         """Replace the catalog whole (a rebuild; lock held), whatever is at its path."""
+        self.changes += 1
         try:
             files.atomic_write(self.catalog_path, text)
         except IsADirectoryError as exc:

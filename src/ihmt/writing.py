@@ -94,10 +94,13 @@ class Writer:
             self.store.check_writable()
             with self._writing("save"):
                 root = copy_root(self._ensure_root())
+                # Journalled first: a process killed once a leaf is on disk leaves it to
+                # the next one. Vectors come right after, off the save's path.
+                self.semantic.note([leaf for leaf, _ in prepared])
                 lines = self._add_leaves(root, prepared, report, durable=True)
-                # Vectors come right after, off the save's path (semantic.deferred).
                 written = {line["id"] for line in lines}
-                self.semantic.later([leaf for leaf, _ in prepared if leaf.id in written])
+                self.semantic.later([leaf for leaf, _ in prepared if leaf.id in written],
+                                    noted=True)
                 self.store.catalog_append(lines)
                 root["facts_size"] = self.facts_size()
                 self.store.write_root(root)

@@ -6,7 +6,15 @@ import errno
 
 
 class IHMTError(Exception):
-    """Base class of every error IHMT raises on purpose."""
+    """Base class of every error IHMT raises on purpose.
+
+    A message longer than :data:`MAX_MESSAGE` (one that quotes a path or a value of
+    megabytes) is clipped in the middle: an error never echoes a huge input back."""
+
+    def __init__(self, *args: object) -> None:
+        if args and isinstance(args[0], str) and len(args[0]) > MAX_MESSAGE:
+            args = (shown(args[0], MAX_MESSAGE), *args[1:])
+        super().__init__(*args)
 
 
 class StoreError(IHMTError):
@@ -46,6 +54,7 @@ class SecretError(InputError):
     """The content looks like it holds a secret (a key, a token, a password)."""
 
 
+MAX_MESSAGE = 2_000  # characters of an error message at most
 _NO_SPACE = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
 MAX_SHOWN = 200  # characters of a file name an error message shows at most
 
@@ -55,7 +64,8 @@ def shown(value: object, limit: int = MAX_SHOWN) -> str:
     text = str(value)
     if len(text) <= limit:
         return text
-    return f"{text[:limit - 40]}...{text[-30:]} [{len(text):,} characters]"
+    note = f" [{len(text):,} characters]"
+    return f"{text[:max(limit - 33 - len(note), 10)]}...{text[-30:]}{note}"
 
 
 def from_os_error(exc: OSError, doing: str, after: str = "") -> StoreError:

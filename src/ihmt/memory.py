@@ -32,6 +32,7 @@ from .ingest.languages import language_for
 from .ingest.prepare import (
     UNDATED_TYPES,
     classify,
+    clean_query,
     clean_tags,
     clean_text,
     expand_paths,
@@ -288,7 +289,7 @@ class Memory:
         return self.ingest_text(text, source=p.name, domain=domain, data_type=data_type,
                                 tags=tags, scope=scope)
 
-    def ingest_paths(self, paths: Iterable[str | os.PathLike[str]], *, domain: str | None = None,
+    def ingest_paths(self, paths: Iterable[Any], *, domain: str | None = None,
                      data_type: str | None = None, tags: Iterable[str] = (),
                      scope: str | None = None) -> Iterator[IngestItem]:
         """Ingest files and folders (recursively), yielding each result or skip reason."""
@@ -410,8 +411,8 @@ class Memory:
             raise InputError("the clue must be text")
         if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
             raise InputError("top_k must be a positive whole number")
-        query, _ = clean_text(query, 20_000)
-        clue = clue.strip() if clue and clue.strip() else None
+        query = clean_query(query)
+        clue = clean_query(clue.strip(), "clue") if clue and clue.strip() else None
         return self.searcher.search(query, min(top_k, 100), clue, view)
 
     def ask(self, query: str, *, clue: str | None = None, top_k: int = 5,

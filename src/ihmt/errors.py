@@ -68,9 +68,20 @@ def shown(value: object, limit: int = MAX_SHOWN) -> str:
     return f"{text[:max(limit - 33 - len(note), 10)]}...{text[-30:]}{note}"
 
 
+class SystemFailure(StoreError, OSError):
+    """An OSError (a full disk, a name too long ...) said in one line. Still an OSError,
+    with the same ``errno``, for callers that caught OSError before."""
+
+    def __str__(self) -> str:  # OSError would print "[Errno N] ..." instead of ours
+        return str(self.args[0]) if self.args else ""
+
+
 def from_os_error(exc: OSError, doing: str, after: str = "") -> StoreError:
     """The StoreError for an OSError met while ``doing`` something: one line that says
-    what the system refused and what to do (``after`` adds what became of the store)."""
+    what the system refused and what to do (``after`` adds what became of the store).
+    One already said this way is returned as it is."""
+    if isinstance(exc, IHMTError):
+        return exc  # type: ignore[return-value]
     name = f" ({shown(exc.filename)})" if exc.filename else ""
     if exc.errno in _NO_SPACE:
         what, fix = "the disk is full", "free some space, then try again"
@@ -83,4 +94,6 @@ def from_os_error(exc: OSError, doing: str, after: str = "") -> StoreError:
     else:
         what = exc.strerror or str(exc) or type(exc).__name__
         fix = "check the disk and the folder's permissions, then try again"
-    return StoreError(f"{doing} failed: {what}{name}; {fix}{after}")
+    err = SystemFailure(f"{doing} failed: {what}{name}; {fix}{after}")
+    err.errno = exc.errno
+    return err

@@ -170,6 +170,8 @@ class Memory:
                 self._recover_interrupted()
                 self.store.begin_write(what)
             except OSError as exc:
+                if isinstance(exc, StoreError):
+                    raise  # said in one line already
                 raise from_os_error(exc, f"the {what}", "; nothing was changed") from exc
             before = self.store.changes
             try:
@@ -217,6 +219,8 @@ class Memory:
             try:
                 self._rebuild_locked()
             except OSError as exc:
+                if isinstance(exc, StoreError):
+                    raise  # said in one line already
                 raise from_os_error(exc, "the repair of the store", REPAIR_LATER) from exc
 
     # ------------------------------------------------------------------ writing

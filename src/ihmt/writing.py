@@ -76,8 +76,8 @@ class Writer:
                 self.store.end_write()
             except OSError:
                 untouched = False
-        if not isinstance(exc, OSError):
-            return None
+        if not isinstance(exc, OSError) or isinstance(exc, StoreError):
+            return None  # not a system error, or one already said in one line
         return from_os_error(exc, f"the {what}", "; nothing was changed" if untouched
                              else REPAIR_LATER)
 
@@ -226,7 +226,7 @@ class Writer:
             self._changes = self.store.changes
         except BaseException as exc:
             self.store.lock.release()
-            if isinstance(exc, OSError):
+            if isinstance(exc, OSError) and not isinstance(exc, StoreError):
                 raise from_os_error(exc, "the bulk save", "; nothing was changed") from exc
             raise
         self._catalog = []
@@ -258,7 +258,10 @@ class Writer:
             after_write(self.store, "bulk", [lf.id for lf, _, _ in items]
                         + [old for _, rep in batch for old in rep.outdated])
         except OSError as exc:  # the batch was not acknowledged; earlier ones are kept
-            raise self.failed(exc, "bulk save", self.store.changes == self._changes) from exc
+            err = self.failed(exc, "bulk save", self.store.changes == self._changes)
+            if err is None:
+                raise
+            raise err from exc
         finally:
             self.store.lock.release()
             self._root = None

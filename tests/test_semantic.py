@@ -708,6 +708,45 @@ def test_vectors_a_killed_process_did_not_write_are_caught_up(tmp_path: Path, on
     assert check_store(store)["semantic"]["missing"] == 0
 
 
+KILLED_MID_SAVE = """
+import os, sys
+from ihmt import Memory
+from ihmt.store.store import Store
+real = Store.write_leaf
+def write_then_die(self, leaf, **kw):
+    path = real(self, leaf, **kw)
+    if "Bruno" in leaf.text:
+        print(leaf.id, flush=True)
+        os._exit(0)  # killed in the middle of the save: the leaf is on disk, nothing else
+    return path
+Store.write_leaf = write_then_die
+m = Memory.open(sys.argv[1], create=True)
+m.save(sys.argv[2])
+"""
+
+
+@needs_extra
+def test_a_save_killed_after_its_leaf_was_written_gets_its_vectors_next_time(
+        tmp_path: Path, on: None) -> None:
+    store = tmp_path / "s"
+    m, ids = fill(store)
+    m.close()
+    r = subprocess.run([sys.executable, "-c", KILLED_MID_SAVE, str(store),
+                        "Our dog Bruno sleeps in the garden shed."],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    new = r.stdout.strip()
+    fresh = Memory.open(store)  # repairs the interrupted save: the leaf joins the tree
+    assert journal(fresh) == [new]
+    fresh.search("which animals live with me", top_k=5)  # the first use finds the orphan
+    assert fresh.semantic.deferred.idle(timeout=120)
+    fresh.semantic.vectors.refresh()
+    assert fresh.semantic.vectors.has(new) and journal(fresh) == []
+    assert new in [h.id for h in fresh.search("which animals live with me", top_k=5).hits[:3]]
+    fresh.close()
+    assert check_store(store)["semantic"]["missing"] == 0
+
+
 @needs_extra
 def test_a_failed_encoding_keeps_the_journal_and_the_next_process_repairs(
         tmp_path: Path, on: None, monkeypatch: pytest.MonkeyPatch) -> None:

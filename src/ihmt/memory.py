@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import Config
-from .errors import DamagedFileError, InputError, NotFoundError, StoreError
+from .errors import DamagedFileError, InputError, StoreError, from_os_error
 from .export import Export, restore
 from .forgetting import Forgetter
 from .ingest.dates import find_date
@@ -32,6 +32,7 @@ from .ingest.languages import language_for
 from .ingest.prepare import (
     UNDATED_TYPES,
     classify,
+    clean_query,
     clean_tags,
     clean_text,
     expand_paths,
@@ -56,9 +57,10 @@ from .timeline.facts import FactTimeline
 from .tree import refile
 from .tree.consolidate import Consolidator
 from .tree.prune import live_children
+from .tree.rebuild import rewrite_catalog
 from .tree.summarize import make_summarizer
 from .upkeep import Upkeep
-from .writing import STATED_KEY, Writer, parse_states
+from .writing import REPAIR_LATER, STATED_KEY, Writer, parse_states
 
 log = logging.getLogger(__name__)
 CLOSE_WAIT_S = 120.0  # longest close() waits for vectors still being computed
@@ -85,7 +87,8 @@ class Memory:
         self.writer = Writer(store, self.consolidator, self.timeline, self.semantic,
                              self._mutex, self._writing, self._recover_interrupted,
                              self._ensure_root)
-        self.upkeep = Upkeep(store, self.consolidator, self.timeline, self.writer, self._mutex)
+        self.upkeep = Upkeep(store, self.consolidator, self.timeline, self.writer, self._mutex,
+                             self.semantic)
         self.forgetter = Forgetter(store, self.consolidator, self.timeline, self.semantic,
                                    self._writing, self.writer.link_versions,
                                    self._rebuild_locked)
@@ -163,18 +166,34 @@ class Memory:
         """Hold the write lock, finish any write a crashed process left half done, and
         mark this one as under way until it completes."""
         with self._mutex, self.store.lock.hold():
-            self._recover_interrupted()
-            self.store.begin_write(what)
-            yield
-            self.store.end_write()
+            try:
+                self._recover_interrupted()
+                self.store.begin_write(what)
+            except OSError as exc:
+                if isinstance(exc, StoreError):
+                    raise  # said in one line already
+                raise from_os_error(exc, f"the {what}", "; nothing was changed") from exc
+            before = self.store.changes
+            try:
+                yield
+                if self.store.catalog_restarted:  # set aside: journal every leaf again
+                    rewrite_catalog(self.store)
+                self.store.end_write()
+            except BaseException as exc:
+                err = self.writer.failed(exc, what, self.store.changes == before)
+                if err is None:
+                    raise
+                raise err from exc
 
     def _recover_interrupted(self) -> None:
         """Called with the lock held: a leftover intent means a writer died mid-write."""
+        self.upkeep.settle_timeline()  # a fact log that cannot be read: set aside, rebuilt
         if not self.store.interrupted():
             return
         msg = "a previous write was interrupted; the tree was rebuilt from the leaves"
         log.warning(msg)
         self.store.problems.append(msg)
+        self.store.settle_intent()  # a log that cannot be read is set aside
         self.store.remove_partial_files()
         self.store.clear_cache()
         forgotten = self.forgetter.finish_interrupted()  # a forget is carried through
@@ -197,7 +216,12 @@ class Memory:
             msg = f"{reason}; derived files rebuilt from the leaves"
             log.warning(msg)
             self.store.problems.append(msg)
-            self._rebuild_locked()
+            try:
+                self._rebuild_locked()
+            except OSError as exc:
+                if isinstance(exc, StoreError):
+                    raise  # said in one line already
+                raise from_os_error(exc, "the repair of the store", REPAIR_LATER) from exc
 
     # ------------------------------------------------------------------ writing
     def save(self, content: str, *, date: str | None = None, domain: str | None = None,
@@ -269,7 +293,7 @@ class Memory:
         return self.ingest_text(text, source=p.name, domain=domain, data_type=data_type,
                                 tags=tags, scope=scope)
 
-    def ingest_paths(self, paths: Iterable[str | os.PathLike[str]], *, domain: str | None = None,
+    def ingest_paths(self, paths: Iterable[Any], *, domain: str | None = None,
                      data_type: str | None = None, tags: Iterable[str] = (),
                      scope: str | None = None) -> Iterator[IngestItem]:
         """Ingest files and folders (recursively), yielding each result or skip reason."""
@@ -353,38 +377,13 @@ class Memory:
         Without ``everything`` only leaves with no valid vector are encoded. Raises
         InputError when semantic search is off (the message says how to turn it on).
         """
-        if not self.semantic.active:
-            raise InputError(self.semantic.reason)
-        self.semantic.wait(timeout=CLOSE_WAIT_S)  # before the lock: the worker needs it
-        with self._mutex, self.store.lock.hold():
-            leaves = []
-            for path in self.store.iter_leaf_paths():
-                try:
-                    leaves.append(self.store.read_leaf(path.stem, path.parent.name))
-                except (DamagedFileError, NotFoundError):
-                    continue
-            return self.semantic.rebuild(leaves, everything=everything, progress=progress)
+        return self.upkeep.rebuild_embeddings(everything, progress)
 
     def queue_missing_vectors(self) -> int:
         """Queue every memory without a semantic vector for the worker thread (after a sync
         brought memories saved on another machine: vector files are not synced). Returns
-        how many were queued; 0 when semantic search is off. Reads only the leaves that
-        lack a vector."""
-        if not self.semantic.active:
-            return 0
-        with self._mutex, self.store.lock.hold():
-            vs = self.semantic.vectors
-            vs.refresh()
-            todo = []
-            for path in self.store.iter_leaf_paths():
-                if vs.has(path.stem):
-                    continue
-                try:
-                    todo.append(self.store.read_leaf(path.stem, path.parent.name))
-                except (DamagedFileError, NotFoundError):
-                    continue
-            self.semantic.later(todo)
-        return len(todo)
+        how many were queued; 0 when semantic search is off."""
+        return self.upkeep.queue_missing_vectors()
 
     def rebuild_routing(self) -> dict[str, int]:
         """Rebuild the semantic routing trees from the vectors on disk (no encoding): the
@@ -416,8 +415,8 @@ class Memory:
             raise InputError("the clue must be text")
         if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
             raise InputError("top_k must be a positive whole number")
-        query, _ = clean_text(query, 20_000)
-        clue = clue.strip() if clue and clue.strip() else None
+        query = clean_query(query)
+        clue = clean_query(clue.strip(), "clue") if clue and clue.strip() else None
         return self.searcher.search(query, min(top_k, 100), clue, view)
 
     def ask(self, query: str, *, clue: str | None = None, top_k: int = 5,
@@ -569,22 +568,22 @@ class Memory:
         return str(notice) if notice else None
 
     def facts(self, subject: str | None = None) -> list[Fact]:
-        self.timeline.refresh()
+        self.upkeep.check_timeline()
         return self.timeline.facts(subject)
 
     def conflicts(self, subject: str | None = None) -> list[Any]:
-        self.timeline.refresh()
+        self.upkeep.check_timeline()
         return self.timeline.conflicts(subject)
 
     def notices(self) -> list[str]:
         return [str(c) for c in self.conflicts()]
 
     def active_state(self) -> dict[str, Fact]:
-        self.timeline.refresh()
+        self.upkeep.check_timeline()
         return self.timeline.active_state()
 
     def state_at(self, date: str) -> dict[str, Fact]:
-        self.timeline.refresh()
+        self.upkeep.check_timeline()
         return self.timeline.state_at(parse_date(date))
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
-from .errors import DamagedFileError, InputError, NotFoundError
+from .errors import DamagedFileError, InputError, NotFoundError, StoreError, from_os_error
 from .model import Fact, Leaf, SaveReport
 from .scope import GLOBAL
 from .semantic.index import SemanticIndex
@@ -41,6 +41,8 @@ LOCK_CHUNK = 1024  # memories of a batch committed under one hold of the write l
 LOCK_GAP_S = 0.06  # pause between two chunks: longer than a waiting writer's poll interval
 
 Prepared = list[tuple[Leaf, Counter[str]]]
+REPAIR_LATER = ("; nothing saved before was lost, and the next write repairs the store "
+                "from the memories")
 
 
 class Writer:
@@ -65,6 +67,21 @@ class Writer:
         self._count = 0
         self._cache_limit = store.branch_cache_limit
 
+    def failed(self, exc: BaseException, what: str, untouched: bool) -> StoreError | None:
+        """What a write that raised ``exc`` part way (lock held, intent open) becomes: a
+        one-line StoreError for an OSError (a full disk, a name too long ...), else None
+        (``exc`` as it is). If it changed no file of the store, its intent is closed:
+        nothing needs repairing; otherwise the next write repairs, as after a crash."""
+        if untouched:
+            try:
+                self.store.end_write()
+            except OSError:
+                untouched = False
+        if not isinstance(exc, OSError) or isinstance(exc, StoreError):
+            return None  # not a system error, or one already said in one line
+        return from_os_error(exc, f"the {what}", "; nothing was changed" if untouched
+                             else REPAIR_LATER)
+
     # ------------------------------------------------------------------ saves
     def commit(self, prepared: Prepared, report: SaveReport) -> None:
         """Store the leaves of one save (or queue them inside a bulk)."""
@@ -78,10 +95,13 @@ class Writer:
             self.store.check_writable()
             with self._writing("save"):
                 root = copy_root(self._ensure_root())
+                # Journalled first: a process killed once a leaf is on disk leaves it to
+                # the next one. Vectors come right after, off the save's path.
+                self.semantic.note([leaf for leaf, _ in prepared])
                 lines = self._add_leaves(root, prepared, report, durable=True)
-                # Vectors come right after, off the save's path (semantic.deferred).
                 written = {line["id"] for line in lines}
-                self.semantic.later([leaf for leaf, _ in prepared if leaf.id in written])
+                self.semantic.later([leaf for leaf, _ in prepared if leaf.id in written],
+                                    noted=True)
                 self.store.catalog_append(lines)
                 root["facts_size"] = self.facts_size()
                 self.store.write_root(root)

@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..errors import IHMTError, InputError
+from ..errors import IHMTError, InputError, from_os_error
 from ..memory import Memory, default_home
 from ..render import compact_answer, result_dict
 from ..text import count
 from . import cli_export, cli_scopes
+from .cli_passthrough import PASSTHROUGH, passthrough
 
 Handler = Callable[[argparse.Namespace], int]
 COMMANDS: dict[str, Handler] = {}
@@ -126,10 +127,12 @@ def _read_stdin() -> str:
     return decode_text(sys.stdin.buffer.read(), "stdin: binary data, not saved", "stdin")
 
 
-def _expand(paths: Sequence[str]) -> list[str]:
+def _expand(paths: Sequence[str]) -> list[Any]:
+    """Files to ingest, and ``(path, reason)`` for what is skipped (kept as such: a link
+    out of a folder must not come back as a path given on purpose)."""
     from ..ingest.prepare import expand_paths
 
-    return [str(p[0]) if isinstance(p, tuple) else str(p) for p in expand_paths(paths)]
+    return list(expand_paths(paths))
 
 
 def _stderr_console():
@@ -506,64 +509,6 @@ def split_globals(argv: Sequence[str]) -> tuple[list[str], str | None, bool, str
     return rest, path, as_json, project
 
 
-def _passthrough(name: str, rest: list[str], path: str | None, as_json: bool) -> int | None:
-    """Commands whose faces parse their own arguments (install, doctor, mcp, gui, project)."""
-    flags = (["--json"] if as_json else [])
-    if name == "hook":
-        from .hook import main_hook  # light: no MCP SDK, no rich
-
-        return main_hook(rest, path)
-    if name in ("install", "uninstall", "print-config", "doctor"):
-        from . import install as inst
-
-        if name == "doctor":
-            return inst.main_doctor(rest + flags + (["--path", path] if path else []))
-        if name == "print-config":
-            return inst.main_print_config(rest + (["--home", path] if path else []))
-        fn = inst.main_install if name == "install" else inst.main_uninstall
-        if name == "install" and path and "--home" not in rest:
-            rest = rest + ["--home", path]
-        return fn(rest + flags)
-    if name == "mcp":
-        argparse.ArgumentParser(
-            prog="ihmt mcp", description="Run the stdio MCP server: JSON-RPC on stdin and "
-            "stdout, until the agent closes it. Agents start it themselves once registered "
-            "with 'ihmt install'; the store is $IHMT_HOME/ihmt_memory, or --path.").parse_args(rest)
-        from .mcp.server import run
-
-        if path:
-            os.environ["IHMT_HOME"] = str(Path(path).expanduser().absolute())
-        run()
-        return 0
-    if name == "gui":
-        g = argparse.ArgumentParser(prog="ihmt gui")
-        g.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: a free one)")
-        g.add_argument("--no-browser", action="store_true", help="print the address only")
-        ga = g.parse_args(rest)
-        from .gui import serve  # lazy: other commands never load starlette/uvicorn
-
-        serve(Path(path).expanduser() if path else None, ga.port, not ga.no_browser)
-        return 0
-    if name == "project":
-        from .project_cli import main_project
-
-        return main_project(flags + rest)
-    return None
-
-
-PASSTHROUGH = {
-    "install": "register the MCP server with an agent (claude-code, codex, opencode)",
-    "uninstall": "remove it from an agent (the memory is kept)",
-    "print-config": "print the config snippet for other agents (cursor, windsurf, ...)",
-    "doctor": "check the store, the server and the registrations",
-    "hook": "run as an agent hook (session-start, prompt-submit): memory worth adding, or "
-            "nothing",
-    "mcp": "run the stdio MCP server (store: $IHMT_HOME/ihmt_memory)",
-    "gui": "open the local web interface",
-    "project": "code-aware project tools: map, find, sync",
-}
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = _main(argv)
@@ -584,8 +529,12 @@ def _main(argv: Sequence[str] | None = None) -> int:
         if project and rest[0] == "mcp":  # the server's project (ihmt.scope.PROJECT_ENV)
             os.environ["IHMT_PROJECT"] = str(Path(project).expanduser().absolute())
         try:
-            code = _passthrough(rest[0], rest[1:], path, as_json)
-        except IHMTError as exc:
+            code = passthrough(rest[0], rest[1:], path, as_json)
+        except (IHMTError, OSError) as exc:
+            if isinstance(exc, BrokenPipeError):
+                raise
+            if isinstance(exc, OSError):
+                exc = from_os_error(exc, f"'ihmt {rest[0]}'")
             print(f"ihmt: {exc}", file=sys.stderr)
             return 2
         return 0 if code is None else code
@@ -593,7 +542,13 @@ def _main(argv: Sequence[str] | None = None) -> int:
     args.path, args.json, args.project = path, as_json, project
     try:
         return COMMANDS[args.command](args)
-    except IHMTError as exc:
+    except (IHMTError, OSError) as exc:
+        if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
+            # Outside the library's own checks (a file the command reads, a path too long):
+            # one line that says what the system refused, never a traceback.
+            exc = from_os_error(exc, f"'ihmt {args.command}'")
+        elif isinstance(exc, BrokenPipeError):
+            raise
         if as_json:
             print(json.dumps({"error": str(exc), "kind": type(exc).__name__}))
         print(f"ihmt: {exc}", file=sys.stderr)

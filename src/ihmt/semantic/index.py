@@ -67,12 +67,18 @@ class SemanticIndex:
             rows.append(block)
         return out
 
-    def later(self, leaves: list[Any]) -> None:
+    def note(self, leaves: list[Any]) -> None:
+        """Journal leaves a save is about to write (caller holds the write lock), so that a
+        process killed before :meth:`later` leaves them to the next one."""
+        if self.active and leaves:
+            self.deferred.note(leaves)
+
+    def later(self, leaves: list[Any], *, noted: bool = False) -> None:
         """Queue saved leaves for encoding on the worker thread (caller holds the write
-        lock): :mod:`ihmt.semantic.deferred`."""
+        lock): :mod:`ihmt.semantic.deferred`. ``noted``: :meth:`note` journalled them."""
         if self.active and leaves:
             self.deferred.look_for_orphans()
-            self.deferred.add(leaves)
+            self.deferred.add(leaves, noted=noted)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the leaves this process queued have their vectors."""

@@ -35,7 +35,7 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Route
 
 from ... import __version__
-from ...errors import IHMTError, InputError, NotFoundError, StoreError
+from ...errors import IHMTError, InputError, NotFoundError, StoreError, from_os_error
 from ...memory import Memory
 from ...model import Fact
 from ...render import result_dict
@@ -454,6 +454,8 @@ def _endpoint(state: GuiState, fn: Handler) -> Callable[[Request], Awaitable[Res
             return _error(409, "plan_changed", str(exc))
         except IHMTError as exc:
             return _error(400, "invalid", str(exc))
+        except OSError as exc:  # a path the system refuses (too long, denied ...): say so
+            return _error(400, "os_error", str(from_os_error(exc, "the request")))
         return JSONResponse(data)
 
     return endpoint

@@ -475,38 +475,28 @@ def build_parser() -> argparse.ArgumentParser:
 def split_globals(argv: Sequence[str]) -> tuple[list[str], str | None, bool, str | None]:
     """Pull --path/--json/--project out of argv wherever they stand."""
     rest: list[str] = []
-    path: str | None = None
-    project: str | None = None
+    valued: dict[str, str | None] = {"--path": None, "--project": None}
     as_json = False
-    it = iter(range(len(argv)))
-    skip = False
-    for i in it:
-        if skip:
-            skip = False
-            continue
+    i = 0
+    while i < len(argv):
         a = argv[i]
+        name, eq, value = a.partition("=")
         if a == "--json":
             as_json = True
-        elif a == "--path":
+        elif name in valued and eq:
+            valued[name] = value
+        elif a in valued:
             if i + 1 >= len(argv):
-                raise SystemExit("ihmt: --path needs a folder")
-            path = argv[i + 1]
-            skip = True
-        elif a.startswith("--path="):
-            path = a.split("=", 1)[1]
-        elif a == "--project":
-            if i + 1 >= len(argv):
-                raise SystemExit("ihmt: --project needs a folder")
-            project = argv[i + 1]
-            skip = True
-        elif a.startswith("--project="):
-            project = a.split("=", 1)[1]
+                raise SystemExit(f"ihmt: {a} needs a folder")
+            valued[a] = argv[i + 1]
+            i += 1
         elif a == "--":
             rest.extend(argv[i:])
             break
         else:
             rest.append(a)
-    return rest, path, as_json, project
+        i += 1
+    return rest, valued["--path"], as_json, valued["--project"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

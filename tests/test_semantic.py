@@ -828,3 +828,43 @@ def test_with_semantic_on_a_question_about_now_lists_the_history_in_order(
     res = m.search("which port does the Quasar ledger service use now?")
     assert [h.id for h in res.hits[:4]] == [ids[3], ids[2], ids[1], ids[0]]
     assert [h.outdated for h in res.hits[:4]] == [False, True, True, True]
+
+
+# ---------------------------------------------------------------------- junk and fusion
+JUNK = ["abcdef", "ok",
+        (bytes([137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82])
+         + bytes(range(128, 176))).decode("utf-8", "replace").replace("\x00", ""),
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAcCBlCwAAAABJRU5E"]
+
+
+def test_wordiness_tells_text_from_noise() -> None:
+    from ihmt.semantic.wordiness import wordiness
+
+    for text in ["Decision: the frontend uses SvelteKit.", "Me mudé a Sevilla el mes pasado.",
+                 "def reserveStock(order_id): return db.lock(order_id)"]:
+        assert wordiness(text) == 1.0, text
+    for text in JUNK:
+        assert wordiness(text) < 0.4, text
+    assert wordiness(JUNK[3]) < 0.1 and wordiness(JUNK[2]) < 0.1  # base64, image bytes
+    assert wordiness("") == 0.0
+
+
+@needs_extra
+def test_junk_never_leads_a_search_by_meaning(tmp_path: Path, on: None) -> None:
+    m = Memory.open(tmp_path / "s", create=True)
+    for t in JUNK + DOCS + ["Decision: the frontend uses SvelteKit."]:
+        m.save(t, date="2026-03-01")
+    m.semantic.wait()
+    junk = set(JUNK)
+    # Measured before the fix: "ok" (0.365) and "abcdef" (0.336) stood above the decision
+    # (0.328) by raw similarity, and led the answer.
+    q = m.semantic.query_matrix("decision")
+    raw = [m.store.read_leaf(i).text for i, _ in m.semantic.vectors.top(q, 3, -1.0)]
+    assert raw[0] in junk  # the model alone still puts noise first: the case tested
+    res = m.search("decision")
+    assert res.hits[0].text.startswith("Decision: the frontend uses SvelteKit")
+    assert not junk & {h.text for h in res.hits}
+    for query in ["what did we decide for the UI framework", "a picture", "image file"]:
+        res = m.search(query)
+        assert not res.hits or res.hits[0].text not in junk, query
+

@@ -143,16 +143,25 @@ class Searcher:
             return None
         annotate(group, self.timeline, self.excerpt)
         can = topic.leaders(group, set(sources), vset, attribute)
+        # The names the members give find the versions said without the attribute's
+        # words: a later change ("Said goodbye to Pied Piper; now I'm at Aviato"), or for
+        # a question about a time before every member, the memory of then.
+        named = topic.names(group)
+        found = scoped.label(_hits(self.descend(tokenize(" ".join(named), stem),
+                                                topic.MAX_GROUP, flt), loader), view, root) \
+            if named else []
+        newer = topic.later_by_name(group, can, found)
+        if newer:
+            annotate(newer, self.timeline, self.excerpt)
+            group = sorted(group + newer, key=lambda h: (h.date or "", h.id))
+            can = topic.leaders(group, set(sources), vset, attribute)
         lead = topic.lead_of(group, period, can=can)
         older: list[Hit] = []
         if period and lead is not None and (lead.date or "")[:10] > period[1]:
             # Nothing of the group is dated then: an older memory may name the value the
             # members replaced ("Me fui de Stark Analytics ...") without the attribute's
             # words ("En Stark Analytics hago paneles internos").
-            named = topic.names(group)
-            found = _hits(self.descend(tokenize(" ".join(named), stem), topic.MAX_GROUP, flt),
-                          loader) if named else []
-            older = topic.earlier_by_name(group, scoped.label(found, view, root), named)
+            older = topic.earlier_by_name(group, found, named)
             if older:
                 annotate(older, self.timeline, self.excerpt)
                 group = older + group

@@ -36,15 +36,18 @@ from ..text import clip, fold, tokenize
 from .topic_words import (
     AMBIGUOUS,
     CALENDAR,
+    CHANGE,
     FORMER,
     MEDIA,
     OTHERS,
     REJECT,
+    TOOL_ATTRIBUTES,
     VALUE_WORDS,
     VOCABULARY,
+    about_me,
+    in_context,
     others_role,
     speaks_of_going,
-    used_as_tool,
 )
 
 LEAD_AGREES = 0.9  # confidence when the timeline's current value is the leading memory's
@@ -68,8 +71,15 @@ def ambiguous_terms(attribute: str, stemmer: str) -> frozenset[str]:
 
 def _tool_names(h: Hit, attribute: str) -> set[str]:
     """The ambiguous product names ``h`` uses as a tool ("Probé Helix un mes")."""
+    if attribute not in TOOL_ATTRIBUTES:
+        return set()
     text = h.excerpt or h.text
-    return {n for n in AMBIGUOUS.get(attribute, ()) if used_as_tool(text, n)}
+    return {n for n in AMBIGUOUS.get(attribute, ()) if in_context(text, n, attribute)}
+
+
+def _in_context(h: Hit, attribute: str) -> bool:
+    text = h.excerpt or h.text
+    return any(in_context(text, n, attribute) for n in AMBIGUOUS.get(attribute, ()))
 
 
 def states_something(text: str) -> bool:
@@ -112,7 +122,7 @@ def version_group(candidates: list[Hit], fact_sources: list[str],
             continue
         words = vocab & set(h.matched)
         if h.id not in fact_sources and words and words <= ambiguous \
-                and not _tool_names(h, attribute):
+                and not _in_context(h, attribute):
             continue
         group.append(h)
     days: dict[str, int] = {}
@@ -182,6 +192,41 @@ def earlier_by_name(group: list[Hit], found: list[Hit], named: list[str]) -> lis
     return sorted(out, key=lambda h: (h.date or "", h.id))
 
 
+def _name_set(text: str) -> set[str]:
+    return {fold(re.sub(r"'s$", "", n)) for n in names([Hit(id="", score=0.0, excerpt=text)])}
+
+
+def later_by_name(group: list[Hit], can: list[bool], found: list[Hit]) -> list[Hit]:
+    """Memories newer than every member that may lead, which name a value a member gave,
+    another name no member gave, and a word of change ("Said goodbye to Pied Piper; now
+    I'm at Aviato" after "I'm a data engineer at Pied Piper"): the change said without
+    the attribute's words, by the user of themselves. A later memory naming only the old
+    value ("Pied Piper's new logo"), no change ("lunch with the Pied Piper folks and
+    Maria") or somebody else's ("Greta Holm retired and moved to Spain") is no version."""
+    leading = [h for h, ok in zip(group, can) if ok]
+    if not leading:
+        return []
+    last = max(h.date or "" for h in leading)
+    known = set().union(*(_name_set(h.excerpt or h.text) for h in leading))
+    ids = {h.id for h in group}
+    out = []
+    for h in found:
+        text = h.excerpt or h.text
+        if h.id in ids or not h.date or (h.date or "") <= last:
+            continue
+        mine = _name_set(text)
+        old, new = mine & known, mine - known
+        new = {n for n in new if not any(n in k or k in n for k in known)}
+        folded = fold(text)
+        if not old or not new or not CHANGE.search(folded) or not about_me(text):
+            continue
+        if not states_something(text) or FORMER.search(folded):
+            continue
+        ids.add(h.id)
+        out.append(h)
+    return out
+
+
 def _first_word(text: str) -> str | None:
     m = re.match(r"\W*([A-ZÁÉÍÓÚÑ][\w'-]+)", text)
     return m.group(1).lower() if m else None
@@ -219,6 +264,16 @@ def _looks_back(values: list[set[str]], i: int) -> bool:
         for j in range(i))
 
 
+def _names_replaced(values: list[set[str]], i: int) -> bool:
+    """Whether member ``i`` names a value that a member between replaced ("Globex is
+    hiring again" after "My first week at Umbrella"); said of the user it may be the change
+    itself ("Said goodbye to Globex; now I'm at Umbrella"), otherwise it is news about the
+    old value, no version."""
+    mine = values[i]
+    return any(mine & values[j] and any(values[k] - values[j] for k in range(j + 1, i))
+               for j in range(i))
+
+
 def leaders(group: list[Hit], sources: set[str] = frozenset(),
             vocab: frozenset[str] = frozenset(), attribute: str = "") -> list[bool]:
     """For each member (oldest first), whether it may lead (:func:`may_lead`); a member
@@ -234,7 +289,9 @@ def leaders(group: list[Hit], sources: set[str] = frozenset(),
         if first and first in named - values[i]:
             values[i] = values[i] | {first}
     return [may_lead(h, values[i], len(vocab & set(h.matched)), sources, attribute)
-            and (h.id in sources or not _looks_back(values, i)) for i, h in enumerate(group)]
+            and (h.id in sources or not (_looks_back(values, i) or (
+                _names_replaced(values, i) and not about_me(h.excerpt or h.text))))
+            for i, h in enumerate(group)]
 
 
 def lead_of(group: list[Hit], period: tuple[str, str] | None,

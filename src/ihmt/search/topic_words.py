@@ -20,13 +20,17 @@ from ..text import fold
 # store's stemmer before use, so "worked", "working" and "works" count as "work".
 VOCABULARY: dict[str, str] = {
     "employer": "work works worked working job jobs employer employers company hired hire "
-                "joined join offer contract position role startup "
+                "joined join offer contract position role startup onboarding onboarded "
+                "badge quit resigned resignation payroll salary internship coworkers "
                 "trabajo trabaja trabajar trabajando empresa empleo contrataron contrato "
-                "incorpore incorporé puesto oferta empece empecé empezé fiché fiche",
+                "incorpore incorporé puesto oferta empece empecé empezé fiché fiche "
+                "dimiti dimití renuncie renuncié nomina nómina sueldo becario becaria",
     "location": "live lives lived living home flat apartment house moved move relocated "
-                "relocate lease rent based neighbourhood neighborhood settled "
+                "relocate lease rent based neighbourhood neighborhood settled address "
+                "landlord "
                 "vivo vivir vivía viviendo casa piso apartamento mudé mude mudamos "
-                "mudanza trasladé traslade trasladamos alquiler resido instalé instale barrio",
+                "mudanza trasladé traslade trasladamos alquiler resido instalé instale barrio "
+                "direccion dirección casero casera",
     "stack": "stack",
     "manager": "manager boss report reports reporting lead leads supervisor "
                "dirige dirigir dirigia lidera liderar "
@@ -60,15 +64,22 @@ REJECT = re.compile(
     r"thought\s+about|considering|might|maybe|would|proposed|suggested|interviewed|"
     r"too\s+far|no\s+(?:nos|me)\s+\w+|rechac\w*|dije\s+que\s+no|se\s+voto\s+que\s+no|"
     r"pense\s+en|propus\w*|propuso|evaluamos|no\s+cambiamos|no\s+es\s+para\s+mi|"
-    r"al\s+final\s+no|esperamos|quizas|tal\s+vez|podriamos)\b")
+    r"al\s+final\s+no|esperamos|quizas|tal\s+vez|podriamos|"
+    r"not\s+for\s+us|(?:was\s*n'?t|was\s+not)\s+for\s+(?:us|me)|"
+    r"(?:did\s*n'?t|did\s+not)\s+(?:work\s+out|stick|convince|like\s+it)|ruled\s+out|"
+    r"no\s+(?:nos|me)\s+convenci\w*|descart\w*|discarded)\b")
 # Something seen or read about, not the user's own state: "saw an ad for cycling to work",
 # "read an article about remote jobs", "vi un anuncio sobre ir en patinete".
 MEDIA = re.compile(
     r"\b(?:(?:saw|seen|read|heard|watched|came\s+across|spotted)\s+(?:an?\s+|the\s+|some\s+)?"
     r"(?:\w+\s+)?(?:ad|ads|advert|advertisement|article|post|video|story|podcast|thread|"
-    r"billboard|commercial)"
+    r"billboard|commercial|talk|talks|presentation|webinar|tutorial|review|documentary|"
+    r"interview|newsletter|tweet|book)"
+    r"|(?:saw|read|heard)\s+(?:it|that|this)\s+(?:on|in)"
     r"|(?:vi|he\s+visto|lei|he\s+leido|oi|escuche|encontre)\s+(?:un|una|el|la|unos|unas)\s+"
-    r"(?:\w+\s+)?(?:anuncio|anuncios|articulo|post|video|noticia|reportaje|podcast|cartel))\b")
+    r"(?:\w+\s+)?(?:anuncio|anuncios|articulo|post|video|noticia|reportaje|podcast|cartel|"
+    r"charla|ponencia|tutorial|entrevista|documental|libro)"
+    r"|(?:lo\s+)?(?:vi|lei|oi)\s+en)\b")
 # Someone else's state, not the user's: "helped a friend move to Berlin", "ayudé a una
 # compañera con su configuración de Vim".
 OTHERS = re.compile(
@@ -112,6 +123,12 @@ VALUE_WORDS = {
 # where the name is used as a tool (see :func:`used_as_tool`).
 AMBIGUOUS: dict[str, frozenset[str]] = {
     "editor": frozenset("zed helix kate atom cursor eclipse nova lapce".split()),
+    # A job title is about the user's employer only in "I'm a data engineer at ...",
+    # "trabajo como analista en ..." (not "the engineer fixed the pipeline").
+    "employer": frozenset("""engineer developer dev analyst designer consultant intern sre
+        scientist researcher architect programmer ingeniero ingeniera desarrollador
+        desarrolladora analista disenador disenadora consultor consultora programador
+        programadora""".split()),
 }
 # Verbs of using, trying or leaving a tool, English and Spanish (accents folded).
 _TOOL_VERB = re.compile(
@@ -129,6 +146,22 @@ _TOOL_PLACE = re.compile(r"\b(?:in|into|en)\s+$")
 _PERSON_NEXT = re.compile(r"^\s*(?:'s\b|from\b|de\b|del\b|and\b|y\b|said\b|sent\b|says\b|"
                           r"dijo\b|envio\b|is\s+(?:out|off|away|on\s+leave)\b)")
 _PERSON_BEFORE = re.compile(r"\b(?:with|con|and|y|to|a|for|para|told|asked|met|called)\s+$")
+
+
+# Attributes whose ambiguous words are values themselves (a product name, not a title).
+TOOL_ATTRIBUTES = frozenset({"editor"})
+_EMPLOYED_AS = re.compile(
+    r"\b(?:i'?m|i\s+am|i\s+was|i\s+work|working|hired|joined|started|as|soy|era|como|"
+    r"trabajo\s+de|entre\s+de)\s+(?:an?\s+|una?\s+)?(?:[\w-]+\s+){0,3}?(?:" +
+    "|".join(sorted(AMBIGUOUS["employer"])) + r")\b")
+
+
+def in_context(text: str, word: str, attribute: str) -> bool:
+    """Whether an :data:`AMBIGUOUS` ``word`` of ``attribute`` is used in its sense: an
+    editor's name as a tool (:func:`used_as_tool`), a job title said of the user."""
+    if attribute == "employer":
+        return _EMPLOYED_AS.search(fold(text)) is not None
+    return used_as_tool(text, word)
 
 
 def used_as_tool(text: str, name: str) -> bool:
@@ -198,15 +231,39 @@ def others_role(text: str, attribute: str) -> bool:
 _MEANS = (r"(?:bike|bicycle|train|tram|metro|subway|underground|bus|car|scooter|motorbike|"
           r"ferry|foot|bici|bicicleta|tren|tranvia|autobus|bus|coche|patinete|moto|pie)")
 _GOING = re.compile(
-    r"\ba\s+pie\b|\bandando\b|\b(?:by|en|on|in\s+the)\s+" + _MEANS + r"\b"
+    r"\ba\s+pie\b|\bandando\b|\b(?:by|en|on|in)\s+(?:the\s+|a\s+|an\s+|el\s+|la\s+|mi\s+|my\s+)?"
+    + _MEANS + r"\b"
     r"|\b(?:take|takes|took|taking|catch|catches|caught|ride|rides|rode|riding|cojo|tomo|"
     r"coger|tomar)\s+(?:the\s+|a\s+|el\s+|la\s+)?" + _MEANS + r"\b"
     r"|\b" + _MEANS + r"\s+to\s+(?:work|the\s+office)\b"
     r"|\b(?:commute|commuting|commutes|go|goes|going|went|travel|travels|travelling|"
     r"traveling|drive|drives|driving|drove|cycle|cycles|cycling|cycled|biking|walk|walks|"
-    r"walking|walked|voy|vas|vamos|ir|iba|llego|llegar|vengo|venir|conduzco|pedaleo|"
-    r"trayecto)\b|\bget(?:s|ting)?\s+to\b")
+    r"walking|walked|ride|rides|rode|riding|voy|vas|vamos|ir|iba|llego|llegar|vengo|venir|"
+    r"conduzco|pedaleo|trayecto)\b|\bget(?:s|ting)?\s+to\b"
+    r"|\bto\s+(?:work|the\s+office)\b|\b(?:al\s+trabajo|a\s+la\s+oficina)\b")
 
 
 def speaks_of_going(text: str) -> bool:
     return _GOING.search(fold(text)) is not None
+
+
+# Words that say a state changed: "now", "left", "no longer", "ya no", "desde" ...
+CHANGE = re.compile(
+    r"\b(?:now|nowadays|these\s+days|since|from\s+now|new|left|leaving|quit|goodbye|farewell|"
+    r"no\s+longer|any\s+more|anymore|instead|switched|moved|replaced|after|"
+    r"ahora|ya\s+no|desde|nuevo|nueva|deje|dejo|adios|despues|en\s+vez|cambie|me\s+fui)\b")
+
+
+# The user speaking of themselves: a pronoun, a Spanish first-person past ("dejé", "me
+# mudé"; the accent is kept in the unfolded text), or a note that starts with the verb
+# ("Left Pied Piper; now at Aviato").
+_I = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us|yo|mi|mis|me|nos|"
+                r"nuestro|nuestra|nuestros|nuestras|estoy|soy|voy|estamos|somos)\b")
+_I_VERB_FIRST = re.compile(
+    r"^\W*(?:left|quit|joined|moved|started|starting|switched|said|signed|accepted|"
+    r"handed|resigned|relocated|finished|dejé|deje|empecé|empece|entré|entre|fiché|fiche)\b")
+
+
+def about_me(text: str) -> bool:
+    return bool(_I.search(fold(text)) or re.search(r"\w+é\b", text)
+                or _I_VERB_FIRST.search(fold(text)))

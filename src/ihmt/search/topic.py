@@ -40,6 +40,7 @@ from .topic_words import (
     FORMER,
     MEDIA,
     OTHERS,
+    PERSONAL,
     REJECT,
     TOOL_ATTRIBUTES,
     VALUE_WORDS,
@@ -266,12 +267,13 @@ def _looks_back(values: list[set[str]], i: int) -> bool:
 
 def _names_replaced(values: list[set[str]], i: int) -> bool:
     """Whether member ``i`` names a value that a member between replaced ("Globex is
-    hiring again" after "My first week at Umbrella"); said of the user it may be the change
-    itself ("Said goodbye to Globex; now I'm at Umbrella"), otherwise it is news about the
-    old value, no version."""
+    hiring again" after "My first week at Umbrella"). For the user's own attributes
+    (:data:`PERSONAL`), said of the user it may be the change itself ("Said goodbye to
+    Globex; now I'm at Umbrella"), otherwise it is news about the old value, no version.
+    A team's attributes change without an "I" ("the backend moved from 3.11 to 3.13")."""
     mine = values[i]
-    return any(mine & values[j] and any(values[k] - values[j] for k in range(j + 1, i))
-               for j in range(i))
+    return any(mine & (values[j] - values[k]) and values[k] - values[j]
+               for j in range(i) for k in range(j + 1, i))
 
 
 def leaders(group: list[Hit], sources: set[str] = frozenset(),
@@ -290,7 +292,8 @@ def leaders(group: list[Hit], sources: set[str] = frozenset(),
             values[i] = values[i] | {first}
     return [may_lead(h, values[i], len(vocab & set(h.matched)), sources, attribute)
             and (h.id in sources or not (_looks_back(values, i) or (
-                _names_replaced(values, i) and not about_me(h.excerpt or h.text))))
+                attribute in PERSONAL and _names_replaced(values, i)
+                and not about_me(h.excerpt or h.text))))
             for i, h in enumerate(group)]
 
 

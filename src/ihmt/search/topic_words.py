@@ -148,6 +148,9 @@ _PERSON_NEXT = re.compile(r"^\s*(?:'s\b|from\b|de\b|del\b|and\b|y\b|said\b|sent\
 _PERSON_BEFORE = re.compile(r"\b(?:with|con|and|y|to|a|for|para|told|asked|met|called)\s+$")
 
 
+# Attributes of the user's own state (a team's CI, runtime, package manager, stack and
+# standup change without anyone saying "I").
+PERSONAL = frozenset({"employer", "location", "manager", "editor", "commute"})
 # Attributes whose ambiguous words are values themselves (a product name, not a title).
 TOOL_ATTRIBUTES = frozenset({"editor"})
 _EMPLOYED_AS = re.compile(

@@ -65,14 +65,16 @@ class Upkeep:
         self._facts_damage = self.timeline.damaged_lines
         return n
 
-    def check_timeline(self) -> None:
+    def check_timeline(self, found: tuple[bool, int] | None = None) -> None:
         """A fact log shorter than the trunk says, or with damaged lines, is rebuilt from
-        the leaves (it is derived from them), and the repair is reported once."""
-        self.timeline.refresh()
-        shrunk = self.writer.facts_size() < int(self.store.root().get("facts_size", 0))
-        damaged = self.timeline.damaged_lines > self._facts_damage
-        lost = self.timeline.primary_missing()
-        if not (shrunk or damaged or lost):
+        the leaves (it is derived from them), and the repair is reported once. ``found``:
+        what :meth:`FactTimeline.needs_rebuild` just said, when the caller asked it first
+        (with no damage seen before)."""
+        if found is None:
+            found = self.timeline.needs_rebuild(int(self.store.root().get("facts_size", 0)),
+                                                self._facts_damage)
+        rebuild, lost = found
+        if not rebuild:
             return
         with self._mutex, self.store.lock.hold():
             facts: list[Fact] = []

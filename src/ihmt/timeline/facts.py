@@ -435,6 +435,20 @@ class FactTimeline:
                 out.append(ev)
         return out
 
+    def needs_rebuild(self, expected_size: int, seen_damage: int) -> tuple[bool, int]:
+        """Whether the log must be rebuilt from the leaves, and how many facts recorded
+        directly it lost: it is shorter than the ``expected_size`` the trunk recorded, has
+        more damaged lines than the ``seen_damage`` already repaired, or lost such facts.
+        Reads what was appended first. (The lost count is reported once: ask again only
+        after a rebuild.)"""
+        self.refresh()
+        try:
+            size = self.path.stat().st_size
+        except OSError:
+            size = 0
+        lost = self.primary_missing()
+        return (size < expected_size or self.damaged_lines > seen_damage or bool(lost)), lost
+
     def primary_missing(self) -> int:
         """How many facts recorded directly the log has lost (damage, truncation): the
         caller rebuilds it, and :meth:`rebuild` brings them back from the primary log."""

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .config import Config
-from .errors import DamagedFileError, InputError, NotFoundError, StoreError
+from .errors import DamagedFileError, InputError, StoreError
 from .ingest.clean import clean_text
 from .model import Fact, ForgetReport, IngestItem, Leaf, SaveReport, SearchResult
 from .recall import GATE as RECALL_GATE
@@ -33,11 +33,12 @@ from .recall import prompt_recall as _prompt_recall
 from .recall import session_digest as _session_digest
 from .scope import GLOBAL, ScopeView, check_project_id, default_scope, resolve
 from .search.query import Searcher
+from .semantic import maintain
 from .semantic.index import SemanticIndex
 from .store.store import Store, copy_root, resolve_store_path, utcnow
 from .text import clip
 from .timeline.facts import FactTimeline
-from .tree import refile
+from .tree import outline, refile
 from .write_side import WriteSide
 
 if TYPE_CHECKING:
@@ -387,46 +388,21 @@ class Memory:
         Without ``everything`` only leaves with no valid vector are encoded. Raises
         InputError when semantic search is off (the message says how to turn it on).
         """
-        if not self.semantic.active:
-            raise InputError(self.semantic.reason)
-        self.semantic.wait(timeout=CLOSE_WAIT_S)  # before the lock: the worker needs it
-        with self._mutex, self.store.lock.hold():
-            leaves = []
-            for path in self.store.iter_leaf_paths():
-                try:
-                    leaves.append(self.store.read_leaf(path.stem, path.parent.name))
-                except (DamagedFileError, NotFoundError):
-                    continue
-            return self.semantic.rebuild(leaves, everything=everything, progress=progress)
+        return maintain.rebuild_embeddings(self.store, self.semantic, self._mutex,
+                                           everything=everything, progress=progress,
+                                           wait_s=CLOSE_WAIT_S)
 
     def queue_missing_vectors(self) -> int:
         """Queue every memory without a semantic vector for the worker thread (after a sync
         brought memories saved on another machine: vector files are not synced). Returns
         how many were queued; 0 when semantic search is off. Reads only the leaves that
         lack a vector."""
-        if not self.semantic.active:
-            return 0
-        with self._mutex, self.store.lock.hold():
-            vs = self.semantic.vectors
-            vs.refresh()
-            todo = []
-            for path in self.store.iter_leaf_paths():
-                if vs.has(path.stem):
-                    continue
-                try:
-                    todo.append(self.store.read_leaf(path.stem, path.parent.name))
-                except (DamagedFileError, NotFoundError):
-                    continue
-            self.semantic.later(todo)
-        return len(todo)
+        return maintain.queue_missing_vectors(self.store, self.semantic, self._mutex)
 
     def rebuild_routing(self) -> dict[str, int]:
         """Rebuild the semantic routing trees from the vectors on disk (no encoding): the
         repair of a missing or damaged tree. Returns the rows indexed per domain."""
-        if not self.semantic.active:
-            raise InputError(self.semantic.reason)
-        with self._mutex, self.store.lock.hold():
-            return self.semantic.rebuild_routing()
+        return maintain.rebuild_routing(self.store, self.semantic, self._mutex)
 
     def _rebuild_locked(self) -> dict[str, Any]:
         return self.upkeep.rebuild_locked()
@@ -511,34 +487,11 @@ class Memory:
 
     def tree(self, depth: int | None = None) -> dict[str, Any]:
         """The hierarchy from the trunk down (``depth`` levels of branches), as nested dicts."""
-        from .tree.prune import live_children
-
-        root = self._ensure_root()
-
-        def node(entry: dict[str, Any], level: int) -> dict[str, Any]:
-            out = {k: entry.get(k) for k in ("id", "layer", "domain", "title", "n_leaves",
-                                             "date_from", "date_to", "keywords")}
-            if int(entry["layer"]) > 0 and (depth is None or level < depth):
-                br, _ = self.store.branch(entry["id"], int(entry["layer"]))
-                out["children"] = [node(c, level + 1) for c in live_children(br.children)]
-            return out
-
-        return {"id": "root", "leaves": root["n_leaves"],
-                "children": [node(e, 1) for e in root["top"]]}
+        return outline.tree(self.store, self._ensure_root(), depth)
 
     def walk(self) -> Iterator[tuple[list[str], dict[str, Any]]]:
         """Every leaf entry reachable from the trunk, with its path (root ... leaf id)."""
-        from .tree.prune import live_children
-
-        root = self._ensure_root()
-        stack: list[tuple[list[str], dict[str, Any]]] = [(["root"], e) for e in root["top"]]
-        while stack:
-            path, entry = stack.pop()
-            if int(entry["layer"]) == 0:
-                yield path + [entry["id"]], entry
-                continue
-            br, _ = self.store.branch(entry["id"], int(entry["layer"]))
-            stack.extend((path + [br.id], c) for c in live_children(br.children))
+        return outline.walk(self.store, self._ensure_root())
 
     def _find_replaced(self, replaces: str) -> SearchResult:
         if not isinstance(replaces, str):

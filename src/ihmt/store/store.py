@@ -35,7 +35,7 @@ from typing import Any
 from ..config import CONFIG_NAME, Config
 from ..errors import DamagedFileError, NotFoundError, StoreError, UnreadableFileError
 from ..model import Leaf
-from . import files
+from . import branch_cache, files
 from .branch import (  # noqa: F401 - re-exported: the tree and search build on them
     BAND_BASE,
     BAND_BITS,
@@ -169,6 +169,7 @@ class Store:
             with store.lock.hold():
                 shutil.rmtree(path / "layers", ignore_errors=True)
                 files.ensure_dir(path / "layers")
+                branch_cache.clear(store.state_dir)
         if not (path / "root.json").exists() or force:
             store.write_root(empty_root())
         return store
@@ -360,6 +361,7 @@ class Store:
             if old is not None:
                 self._branch_weight -= old.weight()
         self.branch_path(node_id, layer).unlink(missing_ok=True)
+        branch_cache.forget(self.state_dir, node_id)
 
     def branch(self, node_id: str, layer: int) -> tuple[Branch, bool]:
         """The branch and whether it had to be read from disk (False: served from cache)."""
@@ -370,14 +372,23 @@ class Store:
                 return cached, False
         path = self.branch_path(node_id, layer)
         try:
-            data = files.read_json(path)
+            raw = path.read_bytes()
         except FileNotFoundError as exc:
             raise DamagedFileError(f"branch {node_id} is missing") from exc
-        except (OSError, ValueError) as exc:
+        except OSError as exc:
             raise DamagedFileError(f"branch {node_id} cannot be parsed ({exc})") from exc
-        if not isinstance(data, dict):
-            raise DamagedFileError(f"branch {node_id} is not a JSON object")
-        branch = Branch(data)
+        # A large file's packed form, kept by an earlier process (derived, checked against
+        # these very bytes; see ihmt.store.branch_cache).
+        branch = branch_cache.load(self.state_dir, node_id, raw)
+        if branch is None:
+            try:
+                data = json.loads(raw.decode("utf-8"))
+            except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
+                raise DamagedFileError(f"branch {node_id} cannot be parsed ({exc})") from exc
+            if not isinstance(data, dict):
+                raise DamagedFileError(f"branch {node_id} is not a JSON object")
+            branch = Branch(data)
+            branch_cache.save(self.state_dir, node_id, raw, branch)
         self._cache_branch(branch)
         return branch, True
 

@@ -1,0 +1,134 @@
+"""The packed copy of large branch files (state/cache/branches): derived, checked against the
+JSON it came from, rebuilt when missing, stale or damaged, and never a reason for a search to
+fail or to answer differently."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ihmt import Memory
+from ihmt.store import branch_cache
+from ihmt.store.branch import Branch
+
+QUERIES = ["which port does the staging server use?", "billing database decision",
+           "who reviews the deploys on friday?", "nothing matches zzyzx"]
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("IHMT_SEMANTIC", "off")
+    monkeypatch.setattr(branch_cache, "MIN_BYTES", 0)  # a small store: cache every branch
+    path = tmp_path / "ihmt_memory"
+    with Memory.open(path, create=True, config={"branch_factor": 4}) as m, m.bulk():
+        for i in range(60):
+            m.save(f"Note {i}: service s{i % 7} runs on port {8000 + i} and team t{i % 5} "
+                   f"reviews its deploys on {['monday', 'friday'][i % 2]}.")
+        m.save("The staging server runs on port 8443 behind nginx.")
+        m.save("We decided to use Postgres for billing because we need transactions.")
+    return path
+
+
+def answers(path: Path) -> list[tuple]:
+    """What a fresh process would answer (a new Memory reads every branch from disk)."""
+    out = []
+    with Memory.open(path) as m:
+        for q in QUERIES:
+            r = m.search(q, top_k=5)
+            out.append((r.status, r.confidence, [(h.id, round(h.score, 9)) for h in r.hits],
+                        r.notices))
+    return out
+
+
+def cache_files(path: Path) -> list[Path]:
+    return sorted(branch_cache.folder(path / "state").glob("*.bin"))
+
+
+def test_the_cache_is_written_on_first_read_and_answers_the_same(store: Path) -> None:
+    branch_cache.clear(store / "state")
+    cold = answers(store)
+    written = cache_files(store)
+    assert written  # the first reads kept the packed form
+    warm = answers(store)  # read back from the cache this time
+    assert warm == cold
+    branch_cache.clear(store / "state")
+    assert answers(store) == cold
+
+
+def test_a_cached_branch_equals_the_one_parsed_from_json(store: Path) -> None:
+    answers(store)
+    for cached in cache_files(store):
+        node_id = cached.stem
+        source = next((store / "layers").glob(f"*/{node_id}.json")).read_bytes()
+        b = branch_cache.load(store / "state", node_id, source)
+        assert b is not None
+        ref = Branch(json.loads(source))
+        assert b.terms == ref.terms and b.packed()[1] == ref.packed()[1]
+        assert b.packed()[2] == ref.packed()[2] and b.data == ref.data
+        assert (b.band_bits, b.mask_bytes, b.slot_widths, b.n_leaves, b.total_len) == \
+            (ref.band_bits, ref.mask_bytes, ref.slot_widths, ref.n_leaves, ref.total_len)
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "flipped", "empty"])
+def test_a_damaged_cache_is_ignored_and_rewritten(store: Path, damage: str) -> None:
+    expected = answers(store)
+    for f in cache_files(store):
+        blob = f.read_bytes()
+        f.write_bytes({"garbage": b"\x00\xff" * 50, "truncated": blob[: len(blob) // 2],
+                       "flipped": blob[:-10] + bytes([blob[-10] ^ 0x40]) + blob[-9:],
+                       "empty": b""}[damage])
+    assert answers(store) == expected
+    for f in cache_files(store):  # rewritten whole
+        node_id = f.stem
+        source = next((store / "layers").glob(f"*/{node_id}.json")).read_bytes()
+        assert branch_cache.load(store / "state", node_id, source) is not None
+
+
+def test_a_stale_cache_is_not_used(store: Path) -> None:
+    answers(store)
+    old = {f.stem: f.read_bytes() for f in cache_files(store)}
+    json_before = {p.stem: p.read_bytes() for p in (store / "layers").glob("*/*.json")}
+    with Memory.open(store) as m:  # a forget rewrites the branches above the memory
+        deep = next(path[-1] for path, _ in m.walk() if len(path) > 3)
+        m.forget([deep])
+    assert any(p.read_bytes() != json_before.get(p.stem)
+               for p in (store / "layers").glob("*/*.json") if p.stem in old)
+    for node_id, blob in old.items():  # put the old cache files back
+        branch_cache.folder(store / "state").mkdir(parents=True, exist_ok=True)
+        (branch_cache.folder(store / "state") / f"{node_id}.bin").write_bytes(blob)
+    with_stale = answers(store)
+    branch_cache.clear(store / "state")
+    assert with_stale == answers(store)
+
+
+def test_no_writable_cache_folder_is_no_harm(store: Path) -> None:
+    expected = answers(store)
+    branch_cache.clear(store / "state")
+    (store / "state" / "cache").mkdir(exist_ok=True)
+    (store / "state" / "cache" / "branches").write_text("not a folder")
+    assert answers(store) == expected
+
+
+def test_small_branch_files_are_not_cached(store: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(branch_cache, "MIN_BYTES", 10**9)
+    branch_cache.clear(store / "state")
+    answers(store)
+    assert cache_files(store) == []
+
+
+def test_rebuild_and_forget_drop_the_cache_files(store: Path) -> None:
+    answers(store)
+    assert cache_files(store)
+    with Memory.open(store) as m:
+        m.rebuild()
+    assert cache_files(store) == []
+    answers(store)
+    with Memory.open(store) as m:
+        ids = [h.id for h in m.search("Note service port", top_k=100).hits]
+        m.forget(ids[:40])
+    branches = {p.stem for p in (store / "layers").glob("*/*.json")}
+    assert {f.stem for f in cache_files(store)} <= branches  # no file of a removed branch
+    answers(store)  # and the store still answers from what is left

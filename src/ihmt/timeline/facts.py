@@ -23,12 +23,9 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import threading
-from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import replace
-from datetime import date as _date
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -36,6 +33,7 @@ from typing import Any
 from ..errors import InputError, StoreError
 from ..model import Fact
 from ..store.files import append_line, atomic_write
+from .reading import TimelineReading, check_date, valid_date
 from .views import Notice, Stmt, View, build_view, norm_value
 
 __all__ = ["FACTS_FILE", "FactTimeline", "Notice"]
@@ -45,24 +43,7 @@ log = logging.getLogger(__name__)
 FACTS_FILE = "facts.jsonl"
 PRIMARY_FILE = "facts.primary.jsonl"  # facts recorded directly: primary data, append-only
 
-_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][0-9:.,+\-Z]*)?$")
 _MAX_VALUE = 4000
-
-
-def _valid_date(value: object) -> bool:
-    if not isinstance(value, str) or not _ISO.match(value):
-        return False
-    try:
-        _date.fromisoformat(value[:10])
-    except ValueError:
-        return False
-    return True
-
-
-def _check_date(value: object, what: str) -> str:
-    if not isinstance(value, str) or not _valid_date(value.strip()):
-        raise InputError(f"{what} must be an ISO date like 2026-02-03, got {value!r}")
-    return value.strip()
 
 
 def _encode(event: dict[str, Any]) -> bytes:
@@ -72,7 +53,7 @@ def _encode(event: dict[str, Any]) -> bytes:
     return (text + "\n").encode("utf-8", "backslashreplace")
 
 
-class FactTimeline:
+class FactTimeline(TimelineReading):
     """Dated facts per (subject, attribute), kept in ``<state_dir>/facts.jsonl``.
 
     Views reflect the events read so far: call :meth:`refresh` to see what other processes
@@ -108,7 +89,6 @@ class FactTimeline:
         self._outdated: dict[str, tuple[str, str]] = {}
         self._implicit: set[str] = set()  # old ids whose latest mark was found, not told
         self._superseded: set[str] | None = None
-        self._newer: dict[str, str] | None = None  # old source -> source that changed it
 
     @property
     def damaged_lines(self) -> int:
@@ -249,7 +229,7 @@ class FactTimeline:
         value, when, source = event.get("value"), event.get("date"), event.get("source")
         if not (isinstance(subject, str) and subject and isinstance(attribute, str) and attribute):
             return None
-        if not (isinstance(value, str) and value.strip() and _valid_date(when)):
+        if not (isinstance(value, str) and value.strip() and valid_date(when)):
             return None
         if source is not None and not isinstance(source, str):
             return None
@@ -271,7 +251,6 @@ class FactTimeline:
             self._by_source.setdefault(stmt.source, set()).add(key)
         self._views.pop(key, None)
         self._superseded = None
-        self._newer = None
         if notices is not None and before is not None:
             view = self._view(key)
             if view.active_norm != before:
@@ -337,7 +316,7 @@ class FactTimeline:
             )
         if fact.source is not None and (not isinstance(fact.source, str) or not fact.source):
             raise InputError(f"a fact's source must be a leaf id or None, got {fact.source!r}")
-        when = _check_date(fact.date, f"the date of fact {fact.key}")
+        when = check_date(fact.date, f"the date of fact {fact.key}")
         return {
             "op": "fact",
             "subject": fact.subject,
@@ -399,7 +378,7 @@ class FactTimeline:
             raise InputError(f"memory {old_id} cannot be marked outdated by itself")
         if date is None:
             date = datetime.now(timezone.utc).date().isoformat()
-        when = _check_date(date, "mark_outdated date")
+        when = check_date(date, "mark_outdated date")
         event: dict[str, Any] = {"op": "outdated", "old": old_id, "new": new_id, "date": when}
         if implicit:
             event["implicit"] = True
@@ -554,7 +533,6 @@ class FactTimeline:
                 del self._outdated[old]
                 self._implicit.discard(old)
             self._superseded = None
-            self._newer = None
             self._resync()
             pairs = [tuple(k.split("::", 1)) for k in keys]
             return pairs, freed, removed  # type: ignore[return-value]
@@ -599,156 +577,3 @@ class FactTimeline:
                 f"cannot rewrite {self.path}: {exc}. Check the folder's permissions and free "
                 "disk space; the previous log is untouched."
             ) from exc
-
-    # -- views ----------------------------------------------------------------------------------
-
-    def _keys(self, subject: str | None) -> list[str]:
-        keys = sorted(self._stmts)
-        if subject is None:
-            return keys
-        return [k for k in keys if self._stmts[k][0].subject == subject]
-
-    def timeline(self, subject: str, attribute: str) -> list[Fact]:
-        """One entry per period of an unchanged value, oldest first; the last is ACTIVE.
-
-        A HISTORICAL entry carries ``superseded_by`` (the next value), ``valid_from`` (its
-        first statement) and ``valid_to`` (when the next value was first stated).
-        Confirmations are folded into their period.
-        """
-        with self._lock:
-            self._ensure_loaded()
-            key = f"{subject}::{attribute}"
-            if key not in self._stmts:
-                return []
-            return [replace(p) for p in self._view(key).periods]
-
-    def statements(self, subject: str, attribute: str) -> list[Fact]:
-        """Every statement of one subject::attribute in date order (arrival order for equal
-        dates), confirmations included. Costs that key's statements only, not the log's."""
-        with self._lock:
-            self._ensure_loaded()
-            key = f"{subject}::{attribute}"
-            if key not in self._stmts:
-                return []
-            return [Fact(s.subject, s.attribute, s.value, s.date, s.source)
-                    for s in self._view(key).ordered]
-
-    def active_state(self) -> dict[str, Fact]:
-        """The current value of every subject::attribute."""
-        with self._lock:
-            self._ensure_loaded()
-            return {k: replace(self._view(k).periods[-1]) for k in sorted(self._stmts)}
-
-    def state_at(self, date: str) -> dict[str, Fact]:
-        """What was true on ``date``: per key, the period of the latest statement up to then.
-
-        A plain day includes the whole day. The entries keep today's status, so a value
-        that has since changed says so (HISTORICAL, ``superseded_by``).
-        """
-        when = _check_date(date, "state_at date")
-        plain_day = len(when) == 10
-        out: dict[str, Fact] = {}
-        with self._lock:
-            self._ensure_loaded()
-            for key in sorted(self._stmts):
-                view = self._view(key)
-                i = bisect_right(view.days if plain_day else view.dates, when) - 1
-                if i >= 0:
-                    out[key] = replace(view.periods[view.run_of[i]])
-        return out
-
-    def conflicts(self, subject: str | None = None) -> list[Notice]:
-        """Every genuine change of a value (not confirmations), oldest change first."""
-        with self._lock:
-            self._ensure_loaded()
-            found = [c for k in self._keys(subject) for c in self._view(k).changes]
-        return sorted(found, key=lambda c: (c.new_date, c.key))
-
-    def changed_by(self, source: str) -> str | None:
-        """The memory whose statement changed the value ``source`` stated (the latest such
-        change), from an index kept between calls: a search asks this for a few hits and
-        must not walk every change of the timeline each time."""
-        with self._lock:
-            self._ensure_loaded()
-            if self._newer is None:  # later changes win, as in conflicts() order
-                self._newer = {c.old_source: c.new_source for c in self.conflicts()
-                               if c.old_source and c.new_source}
-            return self._newer.get(source)
-
-    def facts(self, subject: str | None = None) -> list[Fact]:
-        """Every recorded statement, confirmations included, by key then date.
-
-        Each carries the status of its period: statements of the current value are ACTIVE,
-        earlier ones HISTORICAL with their period's ``valid_from``/``valid_to`` and
-        ``superseded_by``. Use :meth:`timeline` for one entry per period.
-        """
-        out: list[Fact] = []
-        with self._lock:
-            self._ensure_loaded()
-            for key in self._keys(subject):
-                view = self._view(key)
-                for s, r in zip(view.ordered, view.run_of, strict=True):
-                    p = view.periods[r]
-                    out.append(replace(p, value=s.value, date=s.date, source=s.source))
-        return out
-
-    def _misleading(self, key: str) -> list[tuple[Stmt, int]]:
-        """Statements of superseded periods whose value is not the current one again."""
-        view = self._view(key)
-        last = len(view.periods) - 1
-        return [
-            (s, r)
-            for s, r in zip(view.ordered, view.run_of, strict=True)
-            if r < last and s.norm != view.active_norm
-        ]
-
-    def notices_for_leaf(self, leaf_id: str) -> list[str]:
-        """Why a memory can no longer be read as current: the change that superseded it, and
-        the latest change if the value moved on again. Empty when nothing it says is outdated.
-
-        A memory whose old value has become current again gets no notice: read as current,
-        it is right. Manual marks are separate: see :meth:`outdated_by`.
-        """
-        out: list[str] = []
-        with self._lock:
-            self._ensure_loaded()
-            for key in sorted(self._by_source.get(leaf_id, ())):
-                view = self._view(key)
-                for s, r in self._misleading(key):
-                    if s.source != leaf_id:
-                        continue
-                    for notice in (view.changes[r], view.changes[-1]):
-                        if notice.text not in out:
-                            out.append(notice.text)
-        return out
-
-    def superseded_sources(self) -> set[str]:
-        """Ids of memories stating a value that has since changed (see notices_for_leaf)."""
-        with self._lock:
-            self._ensure_loaded()
-            if self._superseded is None:
-                found: set[str] = set()
-                for key, stmts in self._stmts.items():
-                    if len(stmts) > 1:
-                        found.update(s.source for s, _ in self._misleading(key) if s.source)
-                self._superseded = found
-            return set(self._superseded)
-
-    def outdated_by(self, leaf_id: str) -> str | None:
-        """The memory that corrected ``leaf_id`` via :meth:`mark_outdated` (latest mark wins)."""
-        with self._lock:
-            self._ensure_loaded()
-            mark = self._outdated.get(leaf_id)
-            return mark[0] if mark else None
-
-    def implicit(self, leaf_id: str) -> bool:
-        """Whether the latest mark on ``leaf_id`` was inferred rather than told."""
-        with self._lock:
-            self._ensure_loaded()
-            return leaf_id in self._implicit
-
-    def outdated_map(self) -> dict[str, str]:
-        """Every manual mark as {old id: new id}, for annotating many hits at once."""
-        with self._lock:
-            self._ensure_loaded()
-            return {old: new for old, (new, _) in self._outdated.items()}

@@ -65,8 +65,18 @@ def test_a_cached_branch_equals_the_one_parsed_from_json(store: Path) -> None:
         b = branch_cache.load(store / "state", node_id, source)
         assert b is not None
         ref = Branch(json.loads(source))
+        # looked up one by one first (a search's way, nothing turned into a dict yet)
+        assert all(b.terms.get(t) == code and t in b.terms for t, code in ref.terms.items())
+        assert b.terms.get("zz-not-a-term") is None and "zz-not-a-term" not in b.terms
+        assert len(b.terms) == len(ref.terms) and b.weight() == ref.weight()
+        for t in list(ref.terms)[:50]:
+            assert list(b.groups(t)) == list(ref.groups(t))
+            assert b.band_signatures(t) == ref.band_signatures(t)
         assert b.terms == ref.terms and b.packed()[1] == ref.packed()[1]
-        assert b.packed()[2] == ref.packed()[2] and b.data == ref.data
+        masks, ref_masks = b.packed()[2], ref.packed()[2]
+        assert (bytes(masks) if masks is not None else None) == ref_masks
+        assert b.data == ref.data and dict(b.terms.items()) == ref.terms
+        assert list(b.terms) == list(ref.terms)  # the file order, for a writer walking it
         assert (b.band_bits, b.mask_bytes, b.slot_widths, b.n_leaves, b.total_len) == \
             (ref.band_bits, ref.mask_bytes, ref.slot_widths, ref.n_leaves, ref.total_len)
 
@@ -132,3 +142,39 @@ def test_rebuild_and_forget_drop_the_cache_files(store: Path) -> None:
     branches = {p.stem for p in (store / "layers").glob("*/*.json")}
     assert {f.stem for f in cache_files(store)} <= branches  # no file of a removed branch
     answers(store)  # and the store still answers from what is left
+
+
+def test_a_hook_call_writes_the_cache_after_answering_and_answers_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("IHMT_SEMANTIC", "off")
+    path = tmp_path / "ihmt_memory"
+    with Memory.open(path, create=True) as m, m.bulk():
+        for i in range(900):  # enough distinct words for top branches past MIN_BYTES
+            m.save(f"Ticket T{i} about host h{i}x{i % 13} in zone z{i % 17}: the "
+                   f"{['cache', 'queue', 'proxy', 'index'][i % 4]} of w{i}q was moved.")
+        m.save("The staging server runs on port 8443 behind nginx.")
+    with Memory.open(path) as m:
+        m.flush()  # one top branch over everything
+    assert max(p.stat().st_size for p in (path / "layers").glob("*/*.json")) >= \
+        branch_cache.MIN_BYTES
+    payload = json.dumps({"hook_event_name": "UserPromptSubmit", "cwd": str(tmp_path),
+                          "prompt": "which port does the staging server run on?"})
+
+    def hook() -> str:
+        proc = subprocess.run([sys.executable, "-m", "ihmt.faces.cli", "--path", str(path),
+                               "hook", "prompt-submit"], input=payload, capture_output=True,
+                              text=True, timeout=120, env={**os.environ, "IHMT_HOOK_TIMEOUT":
+                                                           "60"})
+        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+        return proc.stdout
+
+    branch_cache.clear(path / "state")
+    first = hook()
+    assert "8443" in first
+    assert cache_files(path)  # written by the call, once it had answered
+    assert hook() == first  # read from the cache this time
+    assert not (path / "state" / "hook.log").exists()

@@ -10,7 +10,7 @@ import math
 import sys
 import zlib
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..errors import DamagedFileError
@@ -46,7 +46,7 @@ class Branch:
                  "_mask_bytes", "_widths", "_layout", "n_leaves", "total_len", "band_bits")
 
     def __init__(self, data: dict[str, Any],
-                 packed: tuple[dict[str, int], array, bytes | None] | None = None) -> None:
+                 packed: tuple[Mapping[str, int], array, Any] | None = None) -> None:
         """``data``: a branch file's JSON object (its term and mask fields are taken out).
         ``packed``: the term index, the int array and the raw masks already built (see
         :meth:`from_packed`), instead of ``data``'s ``terms`` and ``masks``."""
@@ -92,16 +92,17 @@ class Branch:
             raise DamagedFileError(f"branch {self.id}: no children")
 
     @classmethod
-    def from_packed(cls, data: dict[str, Any], index: dict[str, int], flat: array,
-                    masks: bytes | None) -> Branch:
+    def from_packed(cls, data: dict[str, Any], index: Mapping[str, int], flat: array,
+                    masks: Any) -> Branch:
         """A branch from its packed parts (:mod:`ihmt.store.branch_cache`): ``data`` is the
         file's object without ``terms`` and ``masks``; ``index`` and ``flat`` as
-        :attr:`terms` and the int array; ``masks`` the raw slot masks or None."""
+        :attr:`terms` and the int array; ``masks`` the raw slot masks (``bytes``, or
+        anything sliced and measured like them) or None."""
         if len(flat) % 4:
             raise DamagedFileError(f"branch {data.get('id', '?')}: packed groups cut short")
         return cls(data, (index, flat, masks))
 
-    def packed(self) -> tuple[dict[str, int], array, bytes | None]:
+    def packed(self) -> tuple[Mapping[str, int], array, Any]:
         """The term index, the int array and the raw masks (what :meth:`from_packed` takes)."""
         return self.terms, self._flat, self._masks
 

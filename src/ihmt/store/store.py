@@ -116,6 +116,10 @@ class Store:
         self.branch_cache_limit = 1_500_000  # term entries kept in memory (LRU), ~200 MB
         self.problems: list[str] = []  # damage found and repaired, reported once
         self._domain_dirs: dict[str, Path] = {}  # domain -> its leaf folder (names checked)
+        # True: packed copies of large branches (ihmt.store.branch_cache) are kept for
+        # write_deferred_cache() instead of written at once (a hook answers first).
+        self.defer_branch_cache = False
+        self._deferred: list[tuple[str, bytes, Branch]] = []
 
     # ------------------------------------------------------------------ layout
     @property
@@ -388,9 +392,22 @@ class Store:
             if not isinstance(data, dict):
                 raise DamagedFileError(f"branch {node_id} is not a JSON object")
             branch = Branch(data)
-            branch_cache.save(self.state_dir, node_id, raw, branch)
+            if not self.defer_branch_cache:
+                branch_cache.save(self.state_dir, node_id, raw, branch)
+            elif len(raw) >= branch_cache.MIN_BYTES:
+                self._deferred.append((node_id, raw, branch))
         self._cache_branch(branch)
         return branch, True
+
+    def write_deferred_cache(self) -> int:
+        """Write the packed copies kept while :attr:`defer_branch_cache` was on; returns how
+        many were written or tried (failures are ignored, as a cache's are)."""
+        n = 0
+        while self._deferred:
+            node_id, raw, branch = self._deferred.pop(0)
+            branch_cache.save(self.state_dir, node_id, raw, branch)
+            n += 1
+        return n
 
     def _cache_branch(self, branch: Branch) -> None:
         with self._cache_lock:

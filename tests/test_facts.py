@@ -599,3 +599,27 @@ def test_per_hit_answers_agree_with_the_whole_store_ones(
         for source in ["m1", "m2", "m3", "m4", "m9"]:
             assert fresh.is_superseded(source) == (source in superseded)
             assert fresh.changed_by(source) == newer.get(source)
+
+
+def _reference_parse(line: bytes) -> dict | None:
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return None
+    return event if isinstance(event, dict) else None
+
+
+_LINE_PIECES = [b'{"op":"fact","subject":"user","value":"Madrid"}', b'{"op":"outdated"}', b"{",
+                b"}", b"[1]", b'"x"', b" ", b"\t", b"\x00", b"\xff\xfe", b"\xef\xbb\xbf",
+                b"\xfe\xff", b"\xe9", b"\\ud800", b'"\\ud800"', b"1", b",", b":", b"nul",
+                b"null", b'{"a":', b"\x0c", b'{"a":"\xc3\xa9"}', b"\xed\xa0\x80"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_LINE_PIECES), max_size=6) | st.binary(max_size=24).map(
+    lambda b: [b]))
+def test_a_log_line_reads_as_json_loads_reads_it(pieces: list[bytes]) -> None:
+    line = b"".join(pieces).strip()
+    if not line:
+        return
+    assert FactTimeline._parse(line) == _reference_parse(line)

@@ -25,7 +25,6 @@ import logging
 import os
 import threading
 from collections.abc import Iterable
-from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,7 @@ from .views import Notice, Stmt, View, build_view, norm_value
 __all__ = ["FACTS_FILE", "FactTimeline", "Notice"]
 
 log = logging.getLogger(__name__)
+_scan = json.JSONDecoder().scan_once  # what json.loads runs, for one value at an index
 
 FACTS_FILE = "facts.jsonl"
 PRIMARY_FILE = "facts.primary.jsonl"  # facts recorded directly: primary data, append-only
@@ -194,9 +194,18 @@ class FactTimeline(TimelineReading):
 
     @staticmethod
     def _parse(line: bytes) -> dict[str, Any] | None:
+        """One stripped line's event, or None. What ``json.loads(line)`` accepts, without
+        its wrappers around the C scanner (a large log has tens of thousands of lines, and
+        a hook reads all of them in each fresh process)."""
         try:
-            event = json.loads(line)
-        except ValueError:  # JSONDecodeError and UnicodeDecodeError
+            if json.detect_encoding(line) != "utf-8":
+                event = json.loads(line)  # a line that json reads as UTF-16/32
+            else:
+                text = line.decode("utf-8", "surrogatepass")
+                event, end = _scan(text, 0)  # stripped: no JSON whitespace at either end
+                if end != len(text):
+                    return None  # json.loads: "Extra data"
+        except (ValueError, StopIteration):  # JSONDecodeError, UnicodeDecodeError, no value
             return None
         return event if isinstance(event, dict) else None
 
@@ -246,7 +255,9 @@ class FactTimeline(TimelineReading):
         if notices is not None and key in self._stmts:  # not while loading: views cost a sort
             before = self._view(key).active_norm
         self._seq += 1
-        self._stmts.setdefault(key, []).append(replace(stmt, seq=self._seq))
+        self._stmts.setdefault(key, []).append(Stmt(self._seq, stmt.subject, stmt.attribute,
+                                                    stmt.value, stmt.date, stmt.source,
+                                                    stmt.norm))
         if stmt.source is not None:
             self._by_source.setdefault(stmt.source, set()).add(key)
         self._views.pop(key, None)

@@ -3,7 +3,10 @@
 The agent (Claude Code, Codex) starts it as a fresh process for each event, writes the
 event's JSON payload on stdin and adds what it prints to the model's context. So it:
 
-* imports only what a search needs (no MCP SDK, no web server, no progress bars);
+* imports only what a search needs (no MCP SDK, no web server, no progress bars, none of
+  the write side: :mod:`ihmt.faces.cli` hands it over before importing the commands);
+* reads the top of the tree from the packed copies of :mod:`ihmt.store.branch_cache`, and
+  writes the copies it lacked after printing its answer, under a time limit of its own;
 * prints the documented hook output, ``{"hookSpecificOutput": {"hookEventName": ...,
   "additionalContext": ...}}``, or nothing at all when memory has nothing worth saying
   (``--plain`` prints the bare text instead, for agents that read stdout as is);

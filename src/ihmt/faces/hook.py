@@ -17,9 +17,9 @@ event's JSON payload on stdin and adds what it prints to the model's context. So
 ``IHMT_HOOKS=off`` silences both hooks without uninstalling them.
 
 The hooks search lexically even where the semantic extra is installed: loading the encoder
-and embedding the prompt made a call take 1.4 s (p50 at 500 memories, lexical 0.26 s;
-BENCHMARKS.md), too slow for every prompt, and the confidence gate was measured on the
-lexical search.
+and embedding the prompt made a call take 0.9 s (p50 at 500 memories, lexical 0.19 s) and
+1.5 s at 5,000 (BENCHMARKS.md, a busy machine), too slow for every prompt, and the
+confidence gate was measured on the lexical search.
 ``IHMT_HOOK_SEMANTIC=on`` lets the hooks use semantic search anyway.
 """
 

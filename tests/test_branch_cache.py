@@ -178,3 +178,13 @@ def test_a_hook_call_writes_the_cache_after_answering_and_answers_the_same(
     assert cache_files(path)  # written by the call, once it had answered
     assert hook() == first  # read from the cache this time
     assert not (path / "state" / "hook.log").exists()
+
+
+def test_a_packed_copy_left_half_written_is_cleaned_up(store: Path) -> None:
+    answers(store)
+    folder = branch_cache.folder(store / "state")
+    left = folder / ".N9-general-000000000000.bin.999999999.1.part"  # a dead writer's
+    left.write_bytes(b"half")
+    with Memory.open(store) as m:
+        assert m.store.remove_partial_files() >= 1
+    assert not left.exists() and cache_files(store)

@@ -258,7 +258,7 @@ class Store:
         """Delete temporary files a killed writer left behind (lock held: no live writer
         owns one). Their content was never acknowledged."""
         n = 0
-        for sub in ("layer_0", "layers", "state", ""):
+        for sub in ("layer_0", "layers", "state", "/".join(("state", *branch_cache.FOLDER)), ""):
             base = self.path / sub if sub else self.path
             pattern = "*/.*.part" if sub in ("layer_0", "layers") else ".*.part"
             for p in base.glob(pattern):

@@ -7,7 +7,8 @@
 - ``latency``: ``python -m ihmt.faces.cli --path S hook prompt-submit|session-start`` as the
   agent runs it, timed from process start to its exit, p50/p95 over ``--runs`` calls per
   store after a first call timed apart (``first_ms``: no packed branch copies yet, as after
-  a save that rewrote the top of the tree); synthetic memories from :mod:`bench.synthetic`,
+  a save that rewrote the top of the tree), then the same prompts again (``warm_``: the
+  copies of every branch those prompts open are written); synthetic memories from :mod:`bench.synthetic`,
   prompts that generator's queries, so most calls search. The children run with their
   bytecode cached, as an installed IHMT does. Baseline in the same run: ``python -c
   pass``, the interpreter's own start.
@@ -143,8 +144,8 @@ def _store_latency(n: int, runs: int, semantic: bool, env: dict[str, str]) -> di
             branch_cache.clear(store / "state")
             times: list[float] = []
             injected = 0
-            for i in range(runs + 1):
-                q = queries[i % len(queries)]["query"]
+            for i in range(2 * runs + 1):  # the first call, a series, the series again
+                q = queries[max(0, i - 1) % runs % len(queries)]["query"]
                 payload = {"hook_event_name": "UserPromptSubmit", "cwd": tmp,
                            "session_id": "bench", "prompt": f"what was {q}?"} \
                     if event.startswith("prompt-submit") else \
@@ -152,8 +153,10 @@ def _store_latency(n: int, runs: int, semantic: bool, env: dict[str, str]) -> di
                 s, text = _timed(cmd + [event.removesuffix("-semantic")],
                                  json.dumps(payload), call_env)
                 times.append(s)
-                injected += bool(text.strip()) and i > 0
-            rows[event] = {**_stats(times[1:]), "first_ms": 1000 * times[0],
+                injected += bool(text.strip()) and 0 < i <= runs
+            warm = _stats(times[runs + 1:])
+            rows[event] = {**_stats(times[1:runs + 1]), "first_ms": 1000 * times[0],
+                           "warm_p50_ms": warm["p50_ms"], "warm_p95_ms": warm["p95_ms"],
                            "with_output": injected}
     return rows
 
@@ -269,7 +272,8 @@ def _table(result: dict[str, Any]) -> str:
                 if ev in s:
                     rows.append({"memories": s["memories"], "event": ev, **s[ev]})
         parts.append(format_table(rows, ["memories", "event", "p50_ms", "p95_ms", "first_ms",
-                                         "runs", "with_output"]))
+                                         "warm_p50_ms", "warm_p95_ms", "runs",
+                                         "with_output"]))
     q = result.get("quality")
     if q:
         rows = list(q["gates"]) + [{"gate": "naive BM25 top-3", **q["naive_bm25_top3"]}]

@@ -233,6 +233,8 @@ class Outcome:
     tokens: int | None = None  # what an agent would read (compact answer where available)
     status: str | None = None
     capped: bool = False
+    junk_at_1: float | None = None  # a memory of almost no words came first
+    junk_at_5: float | None = None  # ... or within the top 5
 
 
 def score_ranking(
@@ -271,6 +273,15 @@ def score_ranking(
     return out
 
 
+def junk_marks(keys: Sequence[str | None], junk: frozenset[str] | set[str]
+               ) -> dict[str, float]:
+    """``junk_at_1`` and ``junk_at_5`` of one ranked list (nothing when no junk given)."""
+    if not junk:
+        return {}
+    return {"junk_at_1": float(any(k in junk for k in keys[:1])),
+            "junk_at_5": float(any(k in junk for k in keys[:5]))}
+
+
 def dedupe(keys: Iterable[str | None]) -> list[str]:
     seen: set[str] = set()
     out: list[str] = []
@@ -294,6 +305,10 @@ def summarize(outcomes: Sequence[Outcome], *, with_files: bool = True) -> dict[s
         "search_ms_p95": percentile(ms, 95),
         "kept_tokens_p50": percentile([o.kept_tokens for o in outcomes], 50),
     }
+    junk = [o for o in outcomes if o.junk_at_5 is not None]
+    if junk:
+        out["junk_at_1"] = mean([o.junk_at_1 or 0.0 for o in junk])
+        out["junk_at_5"] = mean([o.junk_at_5 or 0.0 for o in junk])
     tokens = [o.tokens for o in outcomes if o.tokens is not None]
     out["tokens_p50"] = percentile(tokens, 50) if tokens else out["kept_tokens_p50"]
     if with_files:
@@ -463,12 +478,15 @@ def evaluate(
     budget: int = 900,
     small_budget: int = 300,
     label: str = "",
+    junk: frozenset[str] | set[str] = frozenset(),
 ) -> Comparison:
     """Ask every query of the tree (``mem``, may be None) and of the flat baseline, in turn.
 
     The two retrievers alternate query by query so a noisy moment of the machine hits both.
     Tree files read are counted after the compact answer an agent would get, before the
-    benchmark reads further texts to measure recall.
+    benchmark reads further texts to measure recall. ``junk``: keys of memories that hold
+    almost no words; when given, each outcome says whether one of them came first or in
+    the top 5.
     """
     compact = load_compact_answer()
     index = {k: i for i, k in enumerate(flat_keys)}
@@ -483,7 +501,7 @@ def evaluate(
         fkeys = [flat_keys[i] for i, _ in top]
         fsc = score_ranking(fkeys, lambda i, top=top: flat_texts[top[i][0]], q.targets,
                             budget=budget, small_budget=small_budget)
-        out.flat.append(Outcome(q.group, search_ms=sw.ms, **fsc))
+        out.flat.append(Outcome(q.group, search_ms=sw.ms, **fsc, **junk_marks(fkeys, junk)))
         if mem is None:
             continue
         with Stopwatch() as sw:
@@ -497,7 +515,7 @@ def evaluate(
             q.group, search_ms=sw.ms, files_read=files,
             node_reads=int(getattr(res, "node_reads", 0) or 0), tokens=tokens,
             status=getattr(res, "status", None), capped=bool(getattr(res, "capped", False)),
-            **tsc,
+            **tsc, **junk_marks(keys, junk),
         ))  # fmt: skip
 
         def flat_score(key: str, scores: Any = scores) -> float:

@@ -11,7 +11,15 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from bench._common import Outcome, summarize, summarize_groups
+from bench._common import (
+    Outcome,
+    Query,
+    hit_key,
+    junk_marks,
+    score_ranking,
+    summarize,
+    summarize_groups,
+)
 
 
 def select(semantic: bool) -> None:
@@ -48,6 +56,13 @@ def hybrid_summary(outcomes: list[Outcome], group: str = "by_kind") -> dict[str,
     for o in outcomes:
         statuses[str(o.status)] = statuses.get(str(o.status), 0) + 1
     out["status_counts"] = statuses
+    for o in outcomes:  # per group too, and how often a right first answer was FOUND
+        g = out[group][o.group]
+        counts = g.setdefault("status_counts", {})
+        counts[str(o.status)] = counts.get(str(o.status), 0) + 1
+        right = g.setdefault("right_first", {})
+        if o.hit_at_1:
+            right[str(o.status)] = right.get(str(o.status), 0) + 1
     return out
 
 
@@ -89,3 +104,57 @@ def routing_check(mem: Any, queries: list[str], k: int = 30) -> dict[str, Any]:
         "routed_ms_p50": percentile(routed_ms, 50),
         "flat_ms_p50": percentile(flat_ms, 50),
     }
+
+
+def model_scan(mem: Any, queries: list[Query], prefix: str, top_k: int = 10,
+               budget: int = 900, junk: frozenset[str] | set[str] = frozenset()
+               ) -> dict[str, list[Outcome]]:
+    """The model alone, every vector scored (no routing tree, no lexical signal): what the
+    hybrid must not lose. ``model`` ranks memories by IHMT's similarity (whole text and
+    clauses, :meth:`ihmt.semantic.vectors.DomainVectors.scores`), ``model_whole`` by the
+    cosine of the whole query with the whole memory only (one vector per memory)."""
+    import time
+
+    import numpy as np
+
+    vs = mem.semantic.vectors
+    vs.refresh()
+    keys: dict[str, tuple[str | None, str]] = {}
+
+    def key_text(leaf_id: str) -> tuple[str | None, str]:
+        if leaf_id not in keys:
+            try:
+                leaf = mem.store.read_leaf(leaf_id)
+            except Exception:  # noqa: BLE001 - a vector of a leaf that is gone
+                keys[leaf_id] = (None, "")
+            else:
+                keys[leaf_id] = (hit_key(leaf, prefix), leaf.text)
+        return keys[leaf_id]
+
+    out: dict[str, list[Outcome]] = {"model": [], "model_whole": []}
+    for q in queries:
+        t0 = time.perf_counter()
+        qmat = mem.semantic.query_matrix(q.text)
+        vs.route = False
+        try:
+            ranked = [i for i, _ in vs.top(qmat, top_k, -1.0)]
+        finally:
+            vs.route = True
+        ms = (time.perf_counter() - t0) * 1000
+        whole: list[tuple[float, str]] = []
+        for d in vs.domains.values():
+            if not d.leaves:
+                continue
+            start, _span = d.arrays()
+            ok = start < d.n
+            sims = d.sims(start[ok], qmat[:1])[:, 0]
+            ids = [d.leaves[j] for j in np.flatnonzero(ok)]
+            top = np.argsort(-sims)[:top_k]
+            whole.extend((float(sims[j]), ids[j]) for j in top)
+        whole.sort(key=lambda x: -x[0])
+        for name, ids in (("model", ranked), ("model_whole", [i for _, i in whole[:top_k]])):
+            ks = [key_text(i)[0] for i in ids]
+            sc = score_ranking(ks, lambda n, ids=ids: key_text(ids[n])[1], q.targets,
+                               budget=budget)
+            out[name].append(Outcome(q.group, search_ms=ms, **sc, **junk_marks(ks, junk)))
+    return out

@@ -23,6 +23,10 @@ a second time with semantic search on: the ``hybrid`` rows beside ``tree`` (BM25
 ``flat``; half of the single saves then also compute their vector: ``hybrid.save_ms`` until
 the save returns, ``hybrid.vectors_ready_ms`` until its vectors are on disk (they are
 encoded on a worker thread just after the save returns).
+``model`` and ``model_whole`` rank by the model alone with every vector scored (IHMT's
+similarity of whole text and clauses; the whole-memory vectors only): the side the hybrid
+must not fall below. Memories flagged ``"junk"`` (:mod:`bench.paraphrase`) give
+``junk_at_1`` / ``junk_at_5``: how often one of them came first or in the top 5.
 ``hybrid.routing`` compares the semantic top 30 through the routing tree with the flat scan
 of every vector (recall, vectors scored), and ``hybrid.flat_scan`` asks every query once more
 with the flat scan (what routing costs in quality). ``--store DIR --reuse-store`` asks the
@@ -213,13 +217,14 @@ def run(
                 result["save_ms_p95"] = percentile(save_ms, 95)
             result["rss_mb_before_flat"] = rss_mb()
         corpus = memories + extras
+        junk = frozenset(str(r["id"]) for r in memories if r.get("junk"))
         keys = [str(r["id"]) for r in corpus]
         texts = [str(r["text"]) for r in corpus]
         progress(f"flat bm25s over {len(texts)} memories (stemmer {stemmer})")
         with Stopwatch() as ix:
             flat = FlatBM25(texts, stemmer=stemmer)
         cmp = evaluate(mem, flat, keys, texts, queries, prefix=PREFIX, top_k=top_k,
-                       budget=budget, label="")  # fmt: skip
+                       budget=budget, label="", junk=junk)  # fmt: skip
         if mem is not None:
             tree = summarize(cmp.tree)
             result.update(tree)
@@ -231,7 +236,7 @@ def run(
             if semantic:
                 _semantic.set_active(mem, True)
                 hyb = evaluate(mem, flat, keys, texts, queries, prefix=PREFIX, top_k=top_k,
-                               budget=budget, label="hybrid: ")  # fmt: skip
+                               budget=budget, label="hybrid: ", junk=junk)  # fmt: skip
                 result["hybrid"] = _semantic.hybrid_summary(hyb.tree)
                 result["hybrid"]["search_ms_warm_p50"] = percentile(hyb.warm_ms, 50)
                 result["hybrid"]["save_ms_p50"] = percentile(hybrid_save_ms, 50)
@@ -243,9 +248,15 @@ def run(
                 # The same hybrid with every vector scanned: what the routing tree costs.
                 mem.semantic.vectors.route = False
                 flat_hyb = evaluate(mem, flat, keys, texts, queries, prefix=PREFIX, top_k=top_k,
-                                    budget=budget, label="hybrid, flat vector scan: ")
+                                    budget=budget, label="hybrid, flat vector scan: ",
+                                    junk=junk)
                 mem.semantic.vectors.route = True
                 result["hybrid"]["flat_scan"] = _semantic.hybrid_summary(flat_hyb.tree)
+                progress("the model alone, every vector scored")
+                for name, outs in _semantic.model_scan(mem, queries, PREFIX, top_k=top_k,
+                                                       budget=budget, junk=junk).items():
+                    result[name] = summarize(outs, with_files=False)
+                    result[name]["by_kind"] = summarize_groups(outs, with_files=False)
         result["stemmer"] = stemmer
         flat_summary = summarize(cmp.flat, with_files=False)
         flat_summary["index_s"] = ix.s
@@ -268,7 +279,8 @@ def _count(values: Any) -> dict[str, int]:
     return out
 
 
-QUALITY = ["recall_at_budget", "recall_at_300", "hit_at_1", "hit_at_5"]
+QUALITY = ["recall_at_budget", "recall_at_300", "hit_at_1", "hit_at_5", "junk_at_1",
+           "junk_at_5"]
 LATENCY = ["search_ms_p50", "search_ms_p95", "files_read_p50", "tokens_p50", "kept_tokens_p50"]
 
 
@@ -282,7 +294,9 @@ def table(result: dict[str, Any]) -> str:
         t = result if g == "all" else result.get("by_kind", {}).get(g)
         h = result.get("hybrid")
         hsrc = None if h is None else (h if g == "all" else h.get("by_kind", {}).get(g))
-        for name, src in (("tree", t), ("hybrid", hsrc), ("flat", f)):
+        extra = [(name, result[name] if g == "all" else result[name]["by_kind"].get(g))
+                 for name in ("model", "model_whole") if name in result]
+        for name, src in (("tree", t), ("hybrid", hsrc), *extra, ("flat", f)):
             if src is None:
                 continue
             row = {"kind": g, "who": name, "n": src.get("n_queries")}

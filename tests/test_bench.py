@@ -297,3 +297,28 @@ def test_versions_benchmark_generates_histories_and_scores_them() -> None:
     summary = versions.summarize(out["rows"], "ihmt_lexical")
     assert set(summary) == {"flat_bm25", "newest_bm25", "ihmt_lexical"}
     assert summary["ihmt_lexical"]["n_current"] == 8
+
+
+def test_paraphrase_set_shares_no_word_with_its_targets(tmp_path: Path) -> None:
+    from bench import paraphrase
+    from bench.paraphrase_pairs import PAIRS
+
+    langs = [lang for _k, lang, _m, _q in PAIRS]
+    assert len(PAIRS) >= 100 and langs.count("en") >= 40 and langs.count("es") >= 40
+    memories, queries = paraphrase.generate(300, 20, seed=3, junk=10)
+    text = {m["id"]: m["text"] for m in memories}
+    para = [q for q in queries if q["kind"].startswith("para_")]
+    assert len(para) == len(PAIRS)
+    for q in para:
+        for t in q["targets"]:
+            assert not paraphrase.shared_terms(q["query"], text[t]), (q["query"], text[t])
+    junk = [m for m in memories if m.get("junk")]
+    assert len(junk) == 10 and not {m["id"] for m in junk} & {t for q in queries
+                                                              for t in q["targets"]}
+    # A pair that shares a word is refused (the check is not a formality).
+    assert paraphrase.shared_terms("where is the coffee machine?", "The coffee machine broke.")
+    for name in ("a", "b"):  # seeded: the same files twice
+        assert paraphrase.main(["--n", "200", "--queries", "10", "--out", str(tmp_path / name),
+                                "--json"]) == 0
+    for f in ("memories.jsonl", "queries.jsonl"):
+        assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes()

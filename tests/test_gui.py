@@ -113,7 +113,11 @@ def test_foreign_host_is_refused(client: TestClient) -> None:
 
 
 def test_no_cors_and_strict_headers(client: TestClient) -> None:
+    # A foreign origin is refused outright now (issue 23), and never given CORS headers.
     r = client.get("/api/status", headers={**AUTH, "origin": "https://evil.example"})
+    assert r.status_code == 403
+    assert not [k for k in r.headers if k.lower().startswith("access-control-")]
+    r = client.get("/api/status", headers=AUTH)
     assert r.status_code == 200
     assert not [k for k in r.headers if k.lower().startswith("access-control-")]
     assert r.headers["cache-control"] == "no-store"
@@ -943,4 +947,58 @@ def test_e2e_forget_button_asks_then_removes(browser: Browser, tmp_path: Path) -
         quiet(page)
         assert not any(resolve_store(folder).rglob(f"{gone}.txt"))
         shoot(page, "forget")
+        done(page)
+
+
+def test_a_foreign_origin_is_refused_even_with_the_token(tmp_path: Path, home: Path) -> None:
+    folder, gone = forget_store(tmp_path / "mem")
+    client = client_for(folder, home)
+    for origin in ("http://evil.example", "null", "http://127.0.0.1.evil.example",
+                   "https://127.0.0.1:1"):
+        r = client.post("/api/forget/preview", json={"id": gone},
+                        headers={**AUTH, "origin": origin})
+        assert r.status_code == 403 and r.json()["error"] == "forbidden_origin", origin
+        assert client.get("/api/status", headers={**AUTH, "origin": origin}).status_code == 403
+    assert any(resolve_store(folder).rglob(f"{gone}.txt"))
+    own = client.base_url.netloc.decode() if isinstance(client.base_url.netloc, bytes) \
+        else client.base_url.netloc
+    ok = client.get("/api/status", headers={**AUTH, "origin": f"http://{own}"})
+    assert ok.status_code == 200, (own, ok.text)
+
+
+# ---------------------------------------------------------------------- export, scope
+def test_export_downloads_every_memory(tmp_path: Path, home: Path) -> None:
+    folder, gone = forget_store(tmp_path / "mem")
+    client = client_for(folder, home)
+    assert client.get("/api/export").status_code == 401
+    r = client.get("/api/export?format=jsonl", headers=AUTH)
+    assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
+    lines = [json.loads(x) for x in r.text.splitlines()]
+    assert lines[0]["ihmt_export"] == 1 and lines[-1]["memories"] == 2
+    assert {x["id"] for x in lines[1:-1]} >= {gone}
+    md = client.get("/api/export?format=markdown", headers=AUTH)
+    assert md.status_code == 200 and FORGET_WORD in md.text
+    bad = client.get("/api/export?format=pdf", headers=AUTH)
+    assert bad.status_code == 400 and "pdf" in bad.json()["message"]
+
+
+@needs_browser
+def test_e2e_export_button_and_scope_of_a_memory(browser: Browser, tmp_path: Path) -> None:
+    folder = tmp_path / "mem"
+    m = Memory.open(folder, create=True)
+    pid = m.save("We use pnpm in this repo", scope="github.com/acme/shop", date="2025-01-01").ids[0]
+    m.close()
+    with served(build_app(folder, TOKEN, home=tmp_path)) as url:
+        page = open_page(browser, url, "explore")
+        page.locator(f'#explore-tree li[data-id="{pid}"] > .row').click()
+        body = page.locator(f'#explore-tree li[data-id="{pid}"] .meta-grid')
+        body.wait_for()
+        assert "github.com/acme/shop" in body.inner_text()
+        with page.expect_download() as got:
+            page.click("button.export-jsonl")
+        saved = tmp_path / "export.jsonl"
+        got.value.save_as(saved)
+        rows = [json.loads(x) for x in saved.read_text().splitlines()]
+        assert rows[1]["id"] == pid and rows[1]["scope"] == "github.com/acme/shop"
+        assert got.value.suggested_filename.endswith(".jsonl")
         done(page)

@@ -168,10 +168,12 @@ def test_damaged_trunk_is_repaired_quietly_and_logged(store: Path) -> None:
 
 def test_unreadable_store_is_silent_and_logged(store: Path) -> None:
     (store / "root.json").unlink()
-    (store / "root.json").mkdir()  # neither readable nor replaceable
+    (store / "root.json").mkdir()  # not readable; set aside and rebuilt, unless ...
+    (store / "state" / "aside").write_text("")  # ... nothing can be set aside either
     proc = run_hook(store, "prompt-submit", prompt_payload("what port does staging run on?"))
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
     assert "prompt-submit after" in log_text(store)
+    assert "root.json is a folder" in log_text(store) and "move it out" in log_text(store)
 
 
 def test_lock_held_by_a_writer_times_out_silently(store: Path) -> None:

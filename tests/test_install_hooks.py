@@ -154,7 +154,8 @@ def test_doctor_reports_a_failing_hook(home: Path, tmp_path: Path) -> None:
     store = tmp_path / "broken" / "ihmt_memory"
     Memory.open(store, create=True).close()
     (store / "root.json").unlink()
-    (store / "root.json").mkdir()
+    (store / "root.json").mkdir()  # set aside and rebuilt, unless ...
+    (store / "state" / "aside").write_text("")  # ... nothing can be set aside either
     call = ih.dry_call(store)
     assert not call["ok"] and "hook.log" in call["error"]
 

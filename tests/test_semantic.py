@@ -708,6 +708,45 @@ def test_vectors_a_killed_process_did_not_write_are_caught_up(tmp_path: Path, on
     assert check_store(store)["semantic"]["missing"] == 0
 
 
+KILLED_MID_SAVE = """
+import os, sys
+from ihmt import Memory
+from ihmt.store.store import Store
+real = Store.write_leaf
+def write_then_die(self, leaf, **kw):
+    path = real(self, leaf, **kw)
+    if "Bruno" in leaf.text:
+        print(leaf.id, flush=True)
+        os._exit(0)  # killed in the middle of the save: the leaf is on disk, nothing else
+    return path
+Store.write_leaf = write_then_die
+m = Memory.open(sys.argv[1], create=True)
+m.save(sys.argv[2])
+"""
+
+
+@needs_extra
+def test_a_save_killed_after_its_leaf_was_written_gets_its_vectors_next_time(
+        tmp_path: Path, on: None) -> None:
+    store = tmp_path / "s"
+    m, ids = fill(store)
+    m.close()
+    r = subprocess.run([sys.executable, "-c", KILLED_MID_SAVE, str(store),
+                        "Our dog Bruno sleeps in the garden shed."],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    new = r.stdout.strip()
+    fresh = Memory.open(store)  # repairs the interrupted save: the leaf joins the tree
+    assert journal(fresh) == [new]
+    fresh.search("which animals live with me", top_k=5)  # the first use finds the orphan
+    assert fresh.semantic.deferred.idle(timeout=120)
+    fresh.semantic.vectors.refresh()
+    assert fresh.semantic.vectors.has(new) and journal(fresh) == []
+    assert new in [h.id for h in fresh.search("which animals live with me", top_k=5).hits[:3]]
+    fresh.close()
+    assert check_store(store)["semantic"]["missing"] == 0
+
+
 @needs_extra
 def test_a_failed_encoding_keeps_the_journal_and_the_next_process_repairs(
         tmp_path: Path, on: None, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -828,3 +867,115 @@ def test_with_semantic_on_a_question_about_now_lists_the_history_in_order(
     res = m.search("which port does the Quasar ledger service use now?")
     assert [h.id for h in res.hits[:4]] == [ids[3], ids[2], ids[1], ids[0]]
     assert [h.outdated for h in res.hits[:4]] == [False, True, True, True]
+
+
+# ---------------------------------------------------------------------- junk and fusion
+JUNK = ["abcdef", "ok",
+        (bytes([137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82])
+         + bytes(range(128, 176))).decode("utf-8", "replace").replace("\x00", ""),
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAcCBlCwAAAABJRU5E"]
+
+
+def test_wordiness_tells_text_from_noise() -> None:
+    from ihmt.semantic.wordiness import wordiness
+
+    for text in ["Decision: the frontend uses SvelteKit.", "Me mudé a Sevilla el mes pasado.",
+                 "def reserveStock(order_id): return db.lock(order_id)"]:
+        assert wordiness(text) == 1.0, text
+    for text in JUNK:
+        assert wordiness(text) < 0.4, text
+    assert wordiness(JUNK[3]) < 0.1 and wordiness(JUNK[2]) < 0.1  # base64, image bytes
+    assert wordiness("") == 0.0
+
+
+@needs_extra
+def test_junk_never_leads_a_search_by_meaning(tmp_path: Path, on: None) -> None:
+    m = Memory.open(tmp_path / "s", create=True)
+    for t in JUNK + DOCS + ["Decision: the frontend uses SvelteKit."]:
+        m.save(t, date="2026-03-01")
+    m.semantic.wait()
+    junk = set(JUNK)
+    # Measured before the fix: "ok" (0.365) and "abcdef" (0.336) stood above the decision
+    # (0.328) by raw similarity, and led the answer.
+    q = m.semantic.query_matrix("decision")
+    raw = [m.store.read_leaf(i).text for i, _ in m.semantic.vectors.top(q, 3, -1.0)]
+    assert raw[0] in junk  # the model alone still puts noise first: the case tested
+    res = m.search("decision")
+    assert res.hits[0].text.startswith("Decision: the frontend uses SvelteKit")
+    assert not junk & {h.text for h in res.hits}
+    for query in ["what did we decide for the UI framework", "a picture", "image file"]:
+        res = m.search(query)
+        assert not res.hits or res.hits[0].text not in junk, query
+
+
+def _hit(i: str, score: float, matched: list[str] | None = None):
+    from ihmt.model import Hit
+
+    return Hit(id=i, score=score, domain="general", date=None, path=["root", i], title=i,
+               excerpt=i, matched=matched or [])
+
+
+def test_fusion_keeps_the_first_of_each_side_in_the_top_five() -> None:
+    from ihmt.model import SearchResult
+    from ihmt.search.hybrid import blend
+
+    # Ten lexical hits of falling scores that are all fairly close in meaning, and a
+    # semantic winner the lexical side never saw: a weighted sum of min-max scaled scores
+    # ranks it below the five lexical hits it trails on the lexical scale.
+    lex = [_hit(f"L{n}", 10.0 - n) for n in range(10)]
+    sims = {f"L{n}": 0.5 - 0.01 * n for n in range(10)}
+    sims["S"] = 0.52
+    semantic = sorted(((k, v) for k, v in sims.items() if k == "S" or k < "L3"),
+                      key=lambda x: -x[1])
+    result = SearchResult(query="q", hits=list(lex), status="AMBIGUOUS", confidence=0.3)
+    blend(result, lex, semantic, sims, lambda i: _hit(i, 0.0), lambda new: None, 10,
+          coverage=1.0)
+    top = [h.id for h in result.hits[:5]]
+    assert "S" in top and "L0" in top
+    assert result.status == "AMBIGUOUS"  # a tie between memories holding every word stays
+
+
+def test_a_stray_word_tie_is_decided_by_a_clear_meaning_winner() -> None:
+    from ihmt.model import SearchResult
+    from ihmt.search.hybrid import LOW_COVERAGE, MARGIN, STRONG, blend
+
+    lex = [_hit("A", 2.0, ["work"]), _hit("B", 1.9, ["work"])]
+    sims = {"A": 0.2, "B": 0.21, "T": STRONG + 0.1}
+    semantic = [("T", STRONG + 0.1), ("B", 0.21), ("A", 0.2)]
+    assert semantic[0][1] - semantic[1][1] >= MARGIN
+    for coverage, status in ((LOW_COVERAGE - 0.2, "FOUND"), (LOW_COVERAGE + 0.2, "AMBIGUOUS")):
+        result = SearchResult(query="q", hits=list(lex), status="AMBIGUOUS", confidence=0.3)
+        blend(result, list(lex), semantic, sims, lambda i: _hit(i, 0.0), lambda new: None, 10,
+              coverage=coverage)
+        assert result.status == status, coverage
+        if status == "FOUND":
+            assert result.hits[0].id == "T"
+
+
+@needs_extra
+def test_the_harness_reports_what_the_library_answers(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """bench.retrieval --semantic and Memory.search on the same store give the same hit@5,
+    and the model's own flat scan is measured beside them."""
+    from bench import paraphrase, retrieval, synthetic
+    from bench._common import hit_key
+
+    monkeypatch.setenv("IHMT_SEMANTIC", "off")  # restored after the harness changes it
+    memories, queries = paraphrase.generate(150, 10, seed=4, junk=5)
+    synthetic.write(tmp_path / "data", memories, queries)
+    store = tmp_path / "store"
+    result = retrieval.run(tmp_path / "data" / "memories.jsonl",
+                           tmp_path / "data" / "queries.jsonl", singles=2, semantic=True,
+                           store=store)
+    para = [q for q in queries if q["kind"] == "para_en"]
+    monkeypatch.setenv("IHMT_SEMANTIC", "auto")
+    m = Memory.open(store)
+    found = 0
+    for q in para:
+        keys = [hit_key(h, retrieval.PREFIX) for h in m.search(q["query"]).hits[:5]]
+        found += any(k in q["targets"] for k in keys)
+    assert result["hybrid"]["by_kind"]["para_en"]["hit_at_5"] == pytest.approx(found / len(para))
+    model = result["model"]["by_kind"]["para_en"]["hit_at_5"]
+    assert model > 0.5  # the model finds most English paraphrases among 150 memories
+    assert result["hybrid"]["by_kind"]["para_en"]["hit_at_5"] >= model
+    assert result["hybrid"]["junk_at_1"] == 0.0

@@ -100,8 +100,7 @@ class Forgetter:
         for leaf in leaves:
             if not self.pruner.remove(root, leaf, memory_terms(leaf.text, leaf.tags, stem)):
                 report.rebuilt = True
-            refile.count(root, refile.entry_scope({"id": leaf.id, "scope": refile.leaf_scope(leaf)},
-                                                  moves), -1)
+            refile.count(root, refile.leaf_scope(leaf), -1)  # a move rewrote the header
             moves.pop(leaf.id, None)
         if refile.MOVES in root:
             root[refile.MOVES] = moves

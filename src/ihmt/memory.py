@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import date as _date
@@ -24,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .config import Config
-from .errors import DamagedFileError, InputError, StoreError
-from .ingest.clean import clean_text
+from .errors import DamagedFileError, InputError, StoreError, UnusableFileError, from_os_error
+from .ingest.clean import clean_query, clean_text
 from .model import Fact, ForgetReport, IngestItem, Leaf, SaveReport, SearchResult
 from .recall import GATE as RECALL_GATE
 from .recall import Injection
@@ -33,10 +32,8 @@ from .recall import prompt_recall as _prompt_recall
 from .recall import session_digest as _session_digest
 from .scope import GLOBAL, ScopeView, check_project_id, default_scope, resolve
 from .search.query import Searcher
-from .semantic import maintain
 from .semantic.index import SemanticIndex
 from .store.store import Store, copy_root, resolve_store_path, utcnow
-from .text import clip
 from .timeline.facts import FactTimeline
 from .tree import outline, refile
 from .write_side import WriteSide
@@ -102,11 +99,14 @@ class Memory:
         """Before a search reads the fact log: repair it when it is not sound
         (:meth:`ihmt.upkeep.Upkeep.check_timeline`). A sound log, the common case, is found
         so without building the write side."""
-        if self._write_side.built:
-            return self.upkeep.check_timeline()
-        found = self.timeline.needs_rebuild(int(self.store.root().get("facts_size", 0)), 0)
-        if found[0]:
-            self.upkeep.check_timeline(found)
+        if not self._write_side.built:
+            try:
+                if not self.timeline.needs_rebuild(
+                        int(self.store.root().get("facts_size", 0)), 0)[0]:
+                    return
+            except UnusableFileError:  # set aside and rebuilt, or reported: the write side's
+                pass
+        self.upkeep.check_timeline()
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -178,18 +178,36 @@ class Memory:
         """Hold the write lock, finish any write a crashed process left half done, and
         mark this one as under way until it completes."""
         with self._mutex, self.store.lock.hold():
-            self._recover_interrupted()
-            self.store.begin_write(what)
-            yield
-            self.store.end_write()
+            try:
+                self._recover_interrupted()
+                self.store.begin_write(what)
+            except OSError as exc:
+                if isinstance(exc, StoreError):
+                    raise  # said in one line already
+                raise from_os_error(exc, f"the {what}", "; nothing was changed") from exc
+            before = self.store.changes
+            try:
+                yield
+                if self.store.catalog_restarted:  # set aside: journal every leaf again
+                    from .tree.rebuild import rewrite_catalog
+
+                    rewrite_catalog(self.store)
+                self.store.end_write()
+            except BaseException as exc:
+                err = self.writer.failed(exc, what, self.store.changes == before)
+                if err is None:
+                    raise
+                raise err from exc
 
     def _recover_interrupted(self) -> None:
         """Called with the lock held: a leftover intent means a writer died mid-write."""
+        self.upkeep.settle_timeline()  # a fact log that cannot be read: set aside, rebuilt
         if not self.store.interrupted():
             return
         msg = "a previous write was interrupted; the tree was rebuilt from the leaves"
         log.warning(msg)
         self.store.problems.append(msg)
+        self.store.settle_intent()  # a log that cannot be read is set aside
         self.store.remove_partial_files()
         self.store.clear_cache()
         forgotten = self.forgetter.finish_interrupted()  # a forget is carried through
@@ -212,7 +230,14 @@ class Memory:
             msg = f"{reason}; derived files rebuilt from the leaves"
             log.warning(msg)
             self.store.problems.append(msg)
-            self._rebuild_locked()
+            try:
+                self._rebuild_locked()
+            except OSError as exc:
+                if isinstance(exc, StoreError):
+                    raise  # said in one line already
+                from .writing import REPAIR_LATER
+
+                raise from_os_error(exc, "the repair of the store", REPAIR_LATER) from exc
 
     # ------------------------------------------------------------------ writing
     def save(self, content: str, *, date: str | None = None, domain: str | None = None,
@@ -295,7 +320,7 @@ class Memory:
         return self.ingest_text(text, source=p.name, domain=domain, data_type=data_type,
                                 tags=tags, scope=scope)
 
-    def ingest_paths(self, paths: Iterable[str | os.PathLike[str]], *, domain: str | None = None,
+    def ingest_paths(self, paths: Iterable[Any], *, domain: str | None = None,
                      data_type: str | None = None, tags: Iterable[str] = (),
                      scope: str | None = None) -> Iterator[IngestItem]:
         """Ingest files and folders (recursively), yielding each result or skip reason."""
@@ -388,21 +413,18 @@ class Memory:
         Without ``everything`` only leaves with no valid vector are encoded. Raises
         InputError when semantic search is off (the message says how to turn it on).
         """
-        return maintain.rebuild_embeddings(self.store, self.semantic, self._mutex,
-                                           everything=everything, progress=progress,
-                                           wait_s=CLOSE_WAIT_S)
+        return self.upkeep.rebuild_embeddings(everything, progress)
 
     def queue_missing_vectors(self) -> int:
         """Queue every memory without a semantic vector for the worker thread (after a sync
         brought memories saved on another machine: vector files are not synced). Returns
-        how many were queued; 0 when semantic search is off. Reads only the leaves that
-        lack a vector."""
-        return maintain.queue_missing_vectors(self.store, self.semantic, self._mutex)
+        how many were queued; 0 when semantic search is off."""
+        return self.upkeep.queue_missing_vectors()
 
     def rebuild_routing(self) -> dict[str, int]:
         """Rebuild the semantic routing trees from the vectors on disk (no encoding): the
         repair of a missing or damaged tree. Returns the rows indexed per domain."""
-        return maintain.rebuild_routing(self.store, self.semantic, self._mutex)
+        return self.upkeep.rebuild_routing()
 
     def _rebuild_locked(self) -> dict[str, Any]:
         return self.upkeep.rebuild_locked()
@@ -426,8 +448,8 @@ class Memory:
             raise InputError("the clue must be text")
         if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
             raise InputError("top_k must be a positive whole number")
-        query, _ = clean_text(query, 20_000)
-        clue = clue.strip() if clue and clue.strip() else None
+        query = clean_query(query)
+        clue = clean_query(clue.strip(), "clue") if clue and clue.strip() else None
         return self.searcher.search(query, min(top_k, 100), clue, view)
 
     def ask(self, query: str, *, clue: str | None = None, top_k: int = 5,
@@ -469,21 +491,7 @@ class Memory:
         return self.store.read_leaf(leaf_id)
 
     def stats(self) -> dict[str, Any]:
-        root = self._ensure_root()
-        layers: Counter[int] = Counter(int(e["layer"]) for e in root["top"])
-        depth = max((int(e["layer"]) for e in root["top"]), default=0)
-        return {
-            "path": str(self.path),
-            "leaves": root["n_leaves"],
-            "branches": root.get("n_branches", 0),
-            "depth": depth,
-            "top_nodes": len(root["top"]),
-            "top_by_layer": {str(k): v for k, v in sorted(layers.items())},
-            "domains": {d: v["n_leaves"] for d, v in sorted(root["domains"].items())},
-            "avg_leaf_terms": round(root["total_len"] / root["n_leaves"], 1)
-            if root["n_leaves"] else 0,
-            "config": self.config.to_dict(),
-        }
+        return outline.stats(self._ensure_root(), self.path, self.config)
 
     def tree(self, depth: int | None = None) -> dict[str, Any]:
         """The hierarchy from the trunk down (``depth`` levels of branches), as nested dicts."""
@@ -523,22 +531,7 @@ class Memory:
         Recorded in the timeline and in the old leaf's own header, so the link survives
         the loss of every derived file. The old memory stays, as history.
         """
-        from .sync.gitsync import after_write
-
-        if old_id == new_id:
-            raise InputError("a memory cannot replace itself")
-        old = self.store.read_leaf(old_id)
-        new = self.store.read_leaf(new_id)
-        with self._writing("mark_outdated"):
-            self.timeline.mark_outdated(old_id, new_id, (new.date or utcnow())[:10])
-            old = self.store.read_leaf(old_id)
-            if old.extra.get("superseded_by") != new_id or "superseded_implicitly" in old.extra:
-                old.extra["superseded_by"] = new_id
-                old.extra.pop("superseded_implicitly", None)
-                self.store.write_leaf(old, new=False)
-            after_write(self.store, f"outdated by {new_id}", [old_id])
-        return {"old": old_id, "new": new_id, "old_excerpt": clip(old.text, 100),
-                "new_excerpt": clip(new.text, 100)}
+        return self.writer.mark_outdated(old_id, new_id)
 
     def move(self, leaf_id: str, scope: str) -> dict[str, str]:
         """Re-file memory ``leaf_id`` to ``scope`` (``"project"``, ``"global"`` or a
@@ -565,24 +558,24 @@ class Memory:
         return str(notice) if notice else None
 
     def facts(self, subject: str | None = None) -> list[Fact]:
-        self.timeline.refresh()
+        self._check_timeline()
         return self.timeline.facts(subject)
 
     def conflicts(self, subject: str | None = None) -> list[Any]:
-        self.timeline.refresh()
+        self._check_timeline()
         return self.timeline.conflicts(subject)
 
     def notices(self) -> list[str]:
         return [str(c) for c in self.conflicts()]
 
     def active_state(self) -> dict[str, Fact]:
-        self.timeline.refresh()
+        self._check_timeline()
         return self.timeline.active_state()
 
     def state_at(self, date: str) -> dict[str, Fact]:
         from .ingest.prepare import parse_date
 
-        self.timeline.refresh()
+        self._check_timeline()
         return self.timeline.state_at(parse_date(date))
 
 

@@ -80,7 +80,7 @@ def _build(store: Store, timeline: FactTimeline, semantic: SemanticIndex,
     consolidator = Consolidator(store, summarizer)
     writer = Writer(store, consolidator, timeline, semantic, mutex, writing, recover,
                     ensure_root)
-    upkeep = Upkeep(store, consolidator, timeline, writer, mutex)
+    upkeep = Upkeep(store, consolidator, timeline, writer, mutex, semantic)
     forgetter = Forgetter(store, consolidator, timeline, semantic, writing,
                           writer.link_versions, rebuild_locked)
     return Parts(summarizer, consolidator, writer, upkeep, forgetter)

@@ -2,10 +2,11 @@
 
 A single save holds the write lock for its few file operations: the leaf (synced), one
 catalog line, the Summarization Events it makes due, the trunk. Inside
-:meth:`Writer.bulk` saves are collected instead and committed in batches of
-:data:`BULK_BATCH`, each ordered so that similar memories share branches; leaves of a
-batch are synced together and the lock is released between batches, so other processes
-can write. Facts a leaf states go to the timeline, and a new value of a tracked fact links
+:meth:`Writer.bulk` saves are collected instead (no lock is held while they are) and
+committed in batches of :data:`BULK_BATCH`, each ordered so that similar memories share
+branches. A batch's vectors and order are computed without the lock; it is then written
+in runs of :data:`LOCK_CHUNK` memories, each under one short hold of the lock, its leaves
+synced together, so other processes' saves and searches get in between. Facts a leaf states go to the timeline, and a new value of a tracked fact links
 the memory it supersedes (see :mod:`ihmt.timeline.supersede`).
 """
 
@@ -13,16 +14,17 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
-from .errors import DamagedFileError, InputError, NotFoundError
+from .errors import DamagedFileError, InputError, NotFoundError, StoreError, from_os_error
 from .model import Fact, Leaf, SaveReport
 from .scope import GLOBAL
 from .semantic.index import SemanticIndex
-from .store.store import Store, copy_root
+from .store.store import Store, copy_root, utcnow
 from .sync.gitsync import after_write
 from .text import clip
 from .timeline.extract import extract_facts
@@ -35,8 +37,12 @@ from .tree.refile import leaf_scope
 
 BULK_CACHE_LIMIT = 200_000  # branch-cache entries kept while a bulk load runs
 BULK_BATCH = 16384  # saves grouped by similarity and committed together inside bulk()
+LOCK_CHUNK = 1024  # memories of a batch committed under one hold of the write lock
+LOCK_GAP_S = 0.06  # pause between two chunks: longer than a waiting writer's poll interval
 
 Prepared = list[tuple[Leaf, Counter[str]]]
+REPAIR_LATER = ("; nothing saved before was lost, and the next write repairs the store "
+                "from the memories")
 
 
 class Writer:
@@ -56,11 +62,25 @@ class Writer:
         self._recover = recover  # finish a write a dead process left (lock held)
         self._ensure_root = ensure_root
         self._depth = 0
-        self._root: dict[str, Any] | None = None
         self._catalog: list[dict[str, Any]] = []
         self._batch: list[tuple[Prepared, SaveReport]] = []
         self._count = 0
         self._cache_limit = store.branch_cache_limit
+
+    def failed(self, exc: BaseException, what: str, untouched: bool) -> StoreError | None:
+        """What a write that raised ``exc`` part way (lock held, intent open) becomes: a
+        one-line StoreError for an OSError (a full disk, a name too long ...), else None
+        (``exc`` as it is). If it changed no file of the store, its intent is closed:
+        nothing needs repairing; otherwise the next write repairs, as after a crash."""
+        if untouched:
+            try:
+                self.store.end_write()
+            except OSError:
+                untouched = False
+        if not isinstance(exc, OSError) or isinstance(exc, StoreError):
+            return None  # not a system error, or one already said in one line
+        return from_os_error(exc, f"the {what}", "; nothing was changed" if untouched
+                             else REPAIR_LATER)
 
     # ------------------------------------------------------------------ saves
     def commit(self, prepared: Prepared, report: SaveReport) -> None:
@@ -75,10 +95,13 @@ class Writer:
             self.store.check_writable()
             with self._writing("save"):
                 root = copy_root(self._ensure_root())
+                # Journalled first: a process killed once a leaf is on disk leaves it to
+                # the next one. Vectors come right after, off the save's path.
+                self.semantic.note([leaf for leaf, _ in prepared])
                 lines = self._add_leaves(root, prepared, report, durable=True)
-                # Vectors come right after, off the save's path (semantic.deferred).
                 written = {line["id"] for line in lines}
-                self.semantic.later([leaf for leaf, _ in prepared if leaf.id in written])
+                self.semantic.later([leaf for leaf, _ in prepared if leaf.id in written],
+                                    noted=True)
                 self.store.catalog_append(lines)
                 root["facts_size"] = self.facts_size()
                 self.store.write_root(root)
@@ -123,6 +146,23 @@ class Writer:
             })
         report.events += len(self.consolidator.run(root))
         return lines
+
+    def mark_outdated(self, old_id: str, new_id: str) -> dict[str, Any]:
+        """See :meth:`ihmt.Memory.mark_outdated`."""
+        if old_id == new_id:
+            raise InputError("a memory cannot replace itself")
+        old = self.store.read_leaf(old_id)
+        new = self.store.read_leaf(new_id)
+        with self._writing("mark_outdated"):
+            self.timeline.mark_outdated(old_id, new_id, (new.date or utcnow())[:10])
+            old = self.store.read_leaf(old_id)
+            if old.extra.get("superseded_by") != new_id or "superseded_implicitly" in old.extra:
+                old.extra["superseded_by"] = new_id
+                old.extra.pop("superseded_implicitly", None)
+                self.store.write_leaf(old, new=False)
+            after_write(self.store, f"outdated by {new_id}", [old_id])
+        return {"old": old_id, "new": new_id, "old_excerpt": clip(old.text, 100),
+                "new_excerpt": clip(new.text, 100)}
 
     def link_versions(self, facts: list[Fact], report: SaveReport | None = None) -> None:
         """Record implicit supersessions (:mod:`ihmt.timeline.supersede`) exactly as a
@@ -195,46 +235,57 @@ class Writer:
                     self._depth -= 1
 
     def _begin_batch(self) -> None:
+        """Start collecting a batch. No lock is taken here: the lock is held only while
+        a batch commits, in chunks (:data:`LOCK_CHUNK`), so single saves and searches of
+        other processes get in between, however long the caller takes between saves."""
         self.store.check_writable()
-        self.store.lock.acquire()
-        try:
-            self._recover()
-            self.store.begin_write("bulk")
-            self._root = copy_root(self._ensure_root())
-        except BaseException:
-            self.store.lock.release()
-            raise
         self._catalog = []
         self._batch = []
         self._count = 0
 
     def _commit_batch(self, *, reopen: bool) -> None:
-        root = self._root
-        assert root is not None
-        try:
-            # Similar memories of the batch go into the same branches (tighter bounds).
-            batch, self._batch = self._batch, []
-            items = [(leaf, tf, rep) for prepared, rep in batch for leaf, tf in prepared]
-            self.semantic.append(self.semantic.encode((leaf for leaf, _, _ in items), bulk=True))
-            for i in similarity_order([tf.keys() for _, tf, _ in items]):
-                leaf, tf, rep = items[i]
-                self._catalog.extend(self._add_leaves(root, [(leaf, tf)], rep, durable=False))
-            for leaf in list(self.consolidator.pending.values()):
-                self.store.write_leaf(leaf, durable=False)
-            self.consolidator.pending.clear()
-            os.sync()
-            self.store.catalog_append(self._catalog)
-            self._catalog = []
-            root["facts_size"] = self.facts_size()
-            self.store.write_root(root)
-            self.store.end_write()
-            after_write(self.store, "bulk", [lf.id for lf, _, _ in items]
-                        + [old for _, rep in batch for old in rep.outdated])
-        finally:
-            self.store.lock.release()
-            self._root = None
+        batch, self._batch = self._batch, []
+        self._count = 0
+        items = [(leaf, tf, rep) for prepared, rep in batch for leaf, tf in prepared]
+        if items:
+            # Vectors and the grouping by similarity cost the most and need no lock.
+            encoded = self.semantic.encode((leaf for leaf, _, _ in items), bulk=True)
+            order = similarity_order([tf.keys() for _, tf, _ in items])
+            for start in range(0, len(order), LOCK_CHUNK):
+                if start:
+                    # The lock is polled, not queued: a writer that took it again at once
+                    # would starve the others, so leave them a window between chunks.
+                    time.sleep(LOCK_GAP_S)
+                self._commit_chunk([items[i] for i in order[start:start + LOCK_CHUNK]],
+                                   encoded)
         if reopen:
             self._begin_batch()
+
+    def _commit_chunk(self, items: list[tuple[Leaf, Counter[str], SaveReport]],
+                      encoded: dict[str, tuple[list[str], list[Any]]] | None) -> None:
+        """Similar memories of the batch go into the same branches (tighter bounds): the
+        chunk is a run of the batch's similarity order, committed under the lock."""
+        with self._writing("bulk"):
+            root = copy_root(self._ensure_root())
+            ids = {leaf.id for leaf, _, _ in items}
+            if encoded:
+                self.semantic.append({dom: ([i for i in got if i in ids],
+                                            [b for i, b in zip(got, blocks) if i in ids])
+                                      for dom, (got, blocks) in encoded.items()})
+            catalog: list[dict[str, Any]] = []
+            for leaf, tf, rep in items:
+                catalog.extend(self._add_leaves(root, [(leaf, tf)], rep, durable=False))
+            try:
+                for leaf in list(self.consolidator.pending.values()):
+                    self.store.write_leaf(leaf, durable=False)
+            finally:
+                self.consolidator.pending.clear()
+            os.sync()
+            self.store.catalog_append(catalog)
+            root["facts_size"] = self.facts_size()
+            self.store.write_root(root)
+            after_write(self.store, "bulk", [lf.id for lf, _, _ in items]
+                        + [old for _, _, rep in items for old in rep.outdated])
 
 
 STATED_KEY = "states"  # leaf header (extra): facts the saver named, [subject, attribute, value]

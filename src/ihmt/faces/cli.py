@@ -20,47 +20,37 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import IHMTError
+from ..errors import IHMTError, from_os_error
 
 
 def split_globals(argv: Sequence[str]) -> tuple[list[str], str | None, bool, str | None]:
     """Pull --path/--json/--project out of argv wherever they stand."""
     rest: list[str] = []
-    path: str | None = None
-    project: str | None = None
+    valued: dict[str, str | None] = {"--path": None, "--project": None}
     as_json = False
-    it = iter(range(len(argv)))
-    skip = False
-    for i in it:
-        if skip:
-            skip = False
-            continue
+    i = 0
+    while i < len(argv):
         a = argv[i]
+        name, eq, value = a.partition("=")
         if a == "--json":
             as_json = True
-        elif a == "--path":
+        elif name in valued and eq:
+            valued[name] = value
+        elif a in valued:
             if i + 1 >= len(argv):
-                raise SystemExit("ihmt: --path needs a folder")
-            path = argv[i + 1]
-            skip = True
-        elif a.startswith("--path="):
-            path = a.split("=", 1)[1]
-        elif a == "--project":
-            if i + 1 >= len(argv):
-                raise SystemExit("ihmt: --project needs a folder")
-            project = argv[i + 1]
-            skip = True
-        elif a.startswith("--project="):
-            project = a.split("=", 1)[1]
+                raise SystemExit(f"ihmt: {a} needs a folder")
+            valued[a] = argv[i + 1]
+            i += 1
         elif a == "--":
             rest.extend(argv[i:])
             break
         else:
             rest.append(a)
-    return rest, path, as_json, project
+        i += 1
+    return rest, valued["--path"], as_json, valued["--project"]
 
 
-def _passthrough(name: str, rest: list[str], path: str | None, as_json: bool) -> int | None:
+def passthrough(name: str, rest: list[str], path: str | None, as_json: bool) -> int | None:
     """Commands whose faces parse their own arguments (install, doctor, mcp, gui, project)."""
     flags = (["--json"] if as_json else [])
     if name == "hook":
@@ -138,8 +128,12 @@ def _main(argv: Sequence[str] | None = None) -> int:
         if project and rest[0] == "mcp":  # the server's project (ihmt.scope.PROJECT_ENV)
             os.environ["IHMT_PROJECT"] = str(Path(project).expanduser().absolute())
         try:
-            code = _passthrough(rest[0], rest[1:], path, as_json)
-        except IHMTError as exc:
+            code = passthrough(rest[0], rest[1:], path, as_json)
+        except (IHMTError, OSError) as exc:
+            if isinstance(exc, BrokenPipeError):
+                raise
+            if isinstance(exc, OSError):
+                exc = from_os_error(exc, f"'ihmt {rest[0]}'")
             print(f"ihmt: {exc}", file=sys.stderr)
             return 2
         return 0 if code is None else code
@@ -149,7 +143,13 @@ def _main(argv: Sequence[str] | None = None) -> int:
     args.path, args.json, args.project = path, as_json, project
     try:
         return COMMANDS[args.command](args)
-    except IHMTError as exc:
+    except (IHMTError, OSError) as exc:
+        if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
+            # Outside the library's own checks (a file the command reads, a path too long):
+            # one line that says what the system refused, never a traceback.
+            exc = from_os_error(exc, f"'ihmt {args.command}'")
+        elif isinstance(exc, BrokenPipeError):
+            raise
         if as_json:
             print(json.dumps({"error": str(exc), "kind": type(exc).__name__}))
         print(f"ihmt: {exc}", file=sys.stderr)

@@ -126,10 +126,12 @@ def _read_stdin() -> str:
     return decode_text(sys.stdin.buffer.read(), "stdin: binary data, not saved", "stdin")
 
 
-def _expand(paths: Sequence[str]) -> list[str]:
+def _expand(paths: Sequence[str]) -> list[Any]:
+    """Files to ingest, and ``(path, reason)`` for what is skipped (kept as such: a link
+    out of a folder must not come back as a path given on purpose)."""
     from ..ingest.prepare import expand_paths
 
-    return [str(p[0]) if isinstance(p, tuple) else str(p) for p in expand_paths(paths)]
+    return list(expand_paths(paths))
 
 
 def _stderr_console():

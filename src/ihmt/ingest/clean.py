@@ -35,3 +35,23 @@ def clean_text(content: Any, max_bytes: int) -> tuple[str, list[str]]:
     if not content.strip():
         raise InputError("nothing to save: the content is empty or only whitespace")
     return content, warnings
+
+
+MAX_QUERY_BYTES = 20_000  # a query or clue past this is a document, not a question
+
+
+def clean_query(text: str, what: str = "query") -> str:
+    """A query or a clue checked like saved text, with a message about searching: a long
+    text is refused because it is not a question, whatever ``max_input_bytes`` says."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_QUERY_BYTES:
+        raise InputError(
+            f"the {what} is {size:,} bytes, over the {MAX_QUERY_BYTES:,}-byte limit for a "
+            f"search; search with a question or a few key words, not a whole document")
+    try:
+        clean, _ = clean_text(text, MAX_QUERY_BYTES)
+    except InputError as exc:
+        raise InputError(str(exc).replace("content", f"the {what}", 1)
+                         .replace("only text can be saved", "only text can be searched")
+                         ) from exc
+    return clean

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config
-from ..errors import InputError, SecretError
+from ..errors import InputError, SecretError, shown
 from ..model import DATA_TYPES, Leaf
 from ..scope import GLOBAL, SCOPE_KEY
 from ..store import files
@@ -30,20 +30,21 @@ SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache_
 
 def read_text_file(path: Path, max_bytes: int) -> str:
     """A UTF-8 text file's content, or InputError saying why it cannot be ingested."""
-    if not path.exists():
-        raise InputError(f"{path}: no such file")
-    if not path.is_file():
-        raise InputError(f"{path}: not a regular file")
+    name = shown(path)  # a path of megabytes is clipped in the message, not echoed back
     try:
+        if not path.exists():
+            raise InputError(f"{name}: no such file")
+        if not path.is_file():
+            raise InputError(f"{name}: not a regular file")
         size = path.stat().st_size
         if size > max_bytes:
-            raise InputError(f"{path}: {size:,} bytes, over the {max_bytes:,}-byte limit")
+            raise InputError(f"{name}: {size:,} bytes, over the {max_bytes:,}-byte limit")
         raw = path.read_bytes()
     except PermissionError as exc:
-        raise InputError(f"{path}: cannot be read (permission denied)") from exc
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror})") from exc
-    return decode_text(raw, f"{path}: binary file", str(path))
+        raise InputError(f"{name}: cannot be read (permission denied)") from exc
+    except OSError as exc:  # a name too long, an I/O error ...
+        raise InputError(f"{name}: cannot be read ({exc.strerror or exc})") from exc
+    return decode_text(raw, f"{name}: binary file", name)
 
 
 def decode_text(raw: bytes, binary: str, where: str) -> str:
@@ -57,22 +58,48 @@ def decode_text(raw: bytes, binary: str, where: str) -> str:
         raise InputError(f"{where}: not valid UTF-8 (byte {exc.start}); convert it first") from exc
 
 
-def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path | tuple[Path, str]]:
+def expand_paths(paths: Iterable[str | os.PathLike[str] | tuple[Path, str]]
+                 ) -> Iterator[Path | tuple[Path, str]]:
     """Files to ingest, folders walked recursively (hidden and tool folders skipped); a
-    path that does not exist comes back as ``(path, reason)``."""
+    path that does not exist, or a link out of a folder walked, comes back as ``(path,
+    reason)`` (and passes through again as it is: the CLI expands first to count)."""
     for raw in paths:
+        if isinstance(raw, tuple):
+            yield raw
+            continue
         p = Path(raw).expanduser()
+        try:
+            p.exists()
+        except OSError as exc:  # a name too long ...: skipped with the reason, clipped
+            yield (Path(shown(p)), f"cannot be read ({exc.strerror or exc})")
+            continue
         if not p.exists():
             yield (p, "no such file or folder")
         elif p.is_dir():
-            for sub in sorted(p.rglob("*")):
-                if any(part in SKIP_DIRS or part.startswith(".") for part in
-                       sub.relative_to(p).parts):
-                    continue
-                if sub.is_file():
-                    yield sub
+            yield from sorted(_walk(p), key=lambda x: x[0] if isinstance(x, tuple) else x)
         else:
             yield p
+
+
+def _walk(folder: Path) -> Iterator[Path | tuple[Path, str]]:
+    """The files under ``folder``, never through a link that leads out of it: a link to
+    a file outside (``notes/passwd -> /etc/passwd``) or to a folder outside is reported
+    as skipped, not read. Links to folders are not walked (what they hold inside the
+    folder is walked anyway)."""
+    root = folder.resolve()
+    for dirpath, dirnames, filenames in os.walk(folder):  # followlinks=False
+        here = Path(dirpath)
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        for name in [*dirnames, *filenames]:
+            sub = here / name
+            if name.startswith(".") or not sub.is_symlink():
+                if name in filenames and not name.startswith(".") and sub.is_file():
+                    yield sub
+                continue
+            if not files.inside(root, sub):
+                yield (sub, "a link to a file or folder outside the folder given; not followed")
+            elif name in filenames and sub.is_file():
+                yield sub
 
 
 def parse_date(value: Any) -> str:
@@ -100,7 +127,10 @@ def check_optional_text(value: Any, what: str) -> None:
 def _clean_tag(tag: Any) -> str:
     if not isinstance(tag, str) or not tag.strip():
         raise InputError("a tag must be non-empty text")
-    tag = "".join(c for c in tag.strip() if c.isprintable())
+    tag = "".join(c for c in tag.strip() if c.isprintable()).strip()
+    if not tag:  # "\x00", "\t\x1b": nothing a reader could see would be stored
+        raise InputError("a tag must hold visible characters (letters, digits, ...), not only "
+                         "control characters")
     if len(tag) > 100:
         raise InputError("a tag is limited to 100 characters")
     return tag

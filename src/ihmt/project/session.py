@@ -26,6 +26,7 @@ from ..text import clip, count_tokens, tokenize
 
 DIGEST_MAX_TOKENS = 600
 RECALL_MAX_TOKENS = 1500
+NOTE_MAX_BYTES = 20_000  # a note is a remark to keep; a long output goes to digest_output
 TIE_MARGIN = 0.12  # relative score gap under which two entries count as tied
 CLUE_BOOST, CLUE_DEMOTE = 1.6, 0.7
 K1, B = 1.2, 0.75
@@ -66,6 +67,12 @@ class SessionMemory:
         """Keep ``text`` for the rest of the session; returns a one-line acknowledgement."""
         if not isinstance(text, str) or not text.strip():
             raise InputError("the note is empty: say what to remember")
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size > NOTE_MAX_BYTES:
+            raise InputError(
+                f"the note is {size:,} bytes, over the {NOTE_MAX_BYTES:,}-byte limit for a "
+                "note; keep the few lines worth remembering, and hand a long output (a log, "
+                "a test run) to digest_output, which keeps it whole and answers recall")
         with self._mutex:
             entry = self._add("note", text.strip(), label="")
         return f"noted #{entry.number} ({count_tokens(entry.text)} tok); recall it with recall()"

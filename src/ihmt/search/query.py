@@ -25,7 +25,7 @@ from ..timeline.supersede import versions_together
 from . import scoped, topic
 from .answer import annotate, corrections_first, finish, rerank
 from .descent import Descent, ScopeFilter, descend
-from .hybrid import blend, lexical_coverage
+from .hybrid import blend, keep_semantic_first, lexical_coverage
 from .intent import asks_for_current, fact_intent
 
 _YEAR = re.compile(r"(?:1[6-9]|2[0-9])[0-9]{2}")
@@ -94,15 +94,20 @@ class Searcher:
             result.confidence = conf
             if conf < topic.LEAD_AGREES:  # shown with the answer: the agent should check
                 result.notices.append(value.split("; ", 1)[-1])
-        close = self.semantic.query(base, max(top_k * 3, 30), [h.id for h in hits]) \
-            if value is None and self.semantic.active else None
+        # The model reads the whole question: the words of a period ("in the autumn") are
+        # meaning too, even where the lexical side turns them into a preference.
+        close = self.semantic.query(query, max(top_k * 3, 30), [h.id for h in hits]) \
+            if self.semantic.active else None
         if close and flt is not None:
             close = scoped.in_view(close, view, {h.id for h in hits}, self._scope_of)
-        if close:
+        if close and value is None:
             blend(result, hits, *close, hit_for,
                   lambda new: annotate(new, self.timeline, self.excerpt), top_k, current,
                   lexical_coverage(hits, words, d.idf, d.n_leaves))
             result.hits = scoped.in_scope_first(result.hits)
+        elif close:  # answered from a version group: its order stands, plus the model's best
+            keep_semantic_first(result, close[0], hit_for,
+                                lambda new: annotate(new, self.timeline, self.excerpt), top_k)
         scoped.settle(result, view)
         scoped.mark(result.hits, view)
         if self.store.problems:

@@ -9,7 +9,7 @@ encoding later. What keeps that safe:
   it, so "save, then search" finds the new memory by meaning too.
 - The worker is not a daemon thread: a process that exits normally (a CLI call, a server
   whose client hung up) finishes its queue first, and :meth:`ihmt.Memory.close` waits too.
-- Before a leaf is queued, a line naming it is appended to the journal
+- Before a leaf is written, a line naming it is appended to the journal
   ``state/vectors/pending`` (id, domain, process id, time) under the save's lock. The worker
   drops the lines of the leaves whose vectors are on disk. A process killed in between
   leaves its lines behind; the next process that uses semantic search on the store finds
@@ -65,8 +65,11 @@ class Deferred:
         return self.index.vectors.dir / JOURNAL
 
     # ------------------------------------------------------------------ the save side
-    def add(self, leaves: list[Any]) -> None:
-        """Queue new leaves (the caller holds the write lock and has written them)."""
+    def note(self, leaves: list[Any]) -> None:
+        """Journal leaves about to be written (the caller holds the write lock). Written
+        before the leaves, so a process killed anywhere after a leaf reached the disk
+        leaves its line for the next process; a line whose leaf was never written is
+        pruned like any other."""
         if not leaves:
             return
         stamp = f"{os.getpid()}\t{time.time():.0f}"
@@ -75,6 +78,14 @@ class Deferred:
             files.append_line(self.path, lines)
         except OSError as exc:  # the vectors still come; only a crash would lose them
             log.warning("semantic journal not written (%s)", exc)
+
+    def add(self, leaves: list[Any], *, noted: bool = False) -> None:
+        """Queue new leaves (the caller holds the write lock and has written them);
+        ``noted``: :meth:`note` journalled them already."""
+        if not leaves:
+            return
+        if not noted:
+            self.note(leaves)
         with self._cond:
             self._orphans.extend((lf.id, lf.domain) for lf in self._retry)
             self._retry = []

@@ -31,6 +31,7 @@ class SemanticIndex:
         self._warned: set[str] = set()
         self._trees: dict[str, Any] = {}  # domain -> Tree, kept for its cache
         self.deferred = Deferred(self)  # encoding after single saves, off their path
+        self._wordiness: dict[str, float] = {}  # leaf id -> weight (a leaf never changes)
 
     def _fail(self, what: str, exc: BaseException) -> None:
         msg = f"semantic search unavailable ({what}: {exc}); using the lexical ranking"
@@ -67,12 +68,18 @@ class SemanticIndex:
             rows.append(block)
         return out
 
-    def later(self, leaves: list[Any]) -> None:
+    def note(self, leaves: list[Any]) -> None:
+        """Journal leaves a save is about to write (caller holds the write lock), so that a
+        process killed before :meth:`later` leaves them to the next one."""
+        if self.active and leaves:
+            self.deferred.note(leaves)
+
+    def later(self, leaves: list[Any], *, noted: bool = False) -> None:
         """Queue saved leaves for encoding on the worker thread (caller holds the write
-        lock): :mod:`ihmt.semantic.deferred`."""
+        lock): :mod:`ihmt.semantic.deferred`. ``noted``: :meth:`note` journalled them."""
         if self.active and leaves:
             self.deferred.look_for_orphans()
-            self.deferred.add(leaves)
+            self.deferred.add(leaves, noted=noted)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the leaves this process queued have their vectors."""
@@ -167,10 +174,31 @@ class SemanticIndex:
             top = self.vectors.top(q, n, FLOOR)
             sims = self.vectors.similarity([i for i in also], q)
             sims.update(top)
+            # A text of almost no words sits near every short query: its similarity is
+            # scaled by how much of it is words (:mod:`ihmt.semantic.wordiness`).
+            sims = {i: s * self.wordiness(i) for i, s in sims.items()}
+            top = sorted(((i, sims[i]) for i, _ in top if sims[i] >= FLOOR),
+                         key=lambda x: -x[1])
             return top, sims
         except Exception as exc:  # noqa: BLE001
             self._fail("search", exc)
             return None
+
+    def wordiness(self, leaf_id: str) -> float:
+        """The weight of a leaf's similarity (1 for ordinary text; 1 too when the leaf
+        cannot be read: then it is not judged)."""
+        w = self._wordiness.get(leaf_id)
+        if w is None:
+            from .wordiness import wordiness
+
+            try:
+                w = wordiness(self.store.read_leaf(leaf_id).text)
+            except Exception:  # noqa: BLE001 - a missing leaf is skipped by the caller
+                w = 1.0
+            if len(self._wordiness) > 200_000:
+                self._wordiness.clear()
+            self._wordiness[leaf_id] = w
+        return w
 
     # ------------------------------------------------------------------ health
     def health(self, leaf_ids: dict[str, str] | None = None) -> dict[str, Any]:

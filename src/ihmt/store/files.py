@@ -6,11 +6,18 @@ import hashlib
 import json
 import os
 import re
+import stat
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+
+try:  # a fast encoder for the large branch files (a dependency; the stdlib otherwise)
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - installed with IHMT
+    _orjson = None
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -117,6 +124,12 @@ def fsync_dir(path: Path) -> None:
 
 
 def write_json(path: Path, obj: Any, *, durable: bool = False, indent: int | None = None) -> None:
+    if indent is None and _orjson is not None:
+        try:
+            atomic_write(path, _orjson.dumps(obj) + b"\n", durable=durable)
+            return
+        except TypeError:  # what orjson refuses (ints past 64 bits, ...): the stdlib below
+            pass
     text = json.dumps(obj, ensure_ascii=False, separators=(",", ":") if indent is None else None,
                       indent=indent)
     atomic_write(path, text + "\n", durable=durable)
@@ -151,6 +164,34 @@ def append_line(path: Path, line: str, *, durable: bool = False) -> None:
             os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def move_aside(path: Path, folder: Path) -> Path:
+    """Move ``path`` (a file or a folder, whatever it holds) into ``folder`` under a name
+    no other moved path has, and return where it went. Nothing is deleted: a derived file
+    in a shape the store cannot use (a folder, an unreadable file) is set aside this way
+    and rebuilt, and its owner can still look at what it held. Raises OSError."""
+    ensure_dir(folder)
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    target = folder / f"{path.name}.{stamp}"
+    n = 1
+    while os.path.lexists(target):
+        target = folder / f"{path.name}.{stamp}.{n}"
+        n += 1
+    os.rename(path, target)
+    fsync_dir(path.parent)
+    return target
+
+
+def not_a_file(path: Path) -> bool:
+    """Whether something that is not a regular file (a folder, a socket ...) sits at
+    ``path``: a symlink counts as what it points to; nothing there is False."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
 
 
 def inside(root: Path, candidate: Path) -> bool:

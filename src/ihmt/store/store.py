@@ -9,6 +9,8 @@
       state/catalog.jsonl     append-only journal: one line per leaf and branch written
                               (a forgotten one gets a tombstone line; rebuild compacts it)
       state/facts.jsonl       the fact timeline (see ihmt.timeline)
+      state/aside/            derived files found in a shape the store cannot use (a
+                              folder, an unreadable file), moved here and rebuilt
       quarantine/             leaves whose header could not be parsed, kept verbatim
       ihmt.config.json
 
@@ -33,7 +35,13 @@ from pathlib import Path
 from typing import Any
 
 from ..config import CONFIG_NAME, Config
-from ..errors import DamagedFileError, NotFoundError, StoreError, UnreadableFileError
+from ..errors import (
+    DamagedFileError,
+    NotFoundError,
+    StoreError,
+    UnreadableFileError,
+    from_os_error,
+)
 from ..model import Leaf
 from . import branch_cache, files
 from .branch import (  # noqa: F401 - re-exported: the tree and search build on them
@@ -63,9 +71,14 @@ def resolve_store_path(path: str | os.PathLike[str]) -> Path:
     """The store folder for a user-given path: the path itself when it is (or is named like)
     a store, otherwise ``<path>/ihmt_memory``."""
     p = Path(path).expanduser()
-    if p.name == STORE_DIRNAME or (p / "root.json").exists() or (p / CONFIG_NAME).exists():
-        return p.absolute()
-    return (p / STORE_DIRNAME).absolute()
+    try:
+        if p.name == STORE_DIRNAME or (p / "root.json").exists() or (p / CONFIG_NAME).exists():
+            return p.absolute()
+        spath = (p / STORE_DIRNAME).absolute()
+        spath.exists()  # a name too long, a loop of links ...: said here, in one line
+    except OSError as exc:
+        raise from_os_error(exc, "opening the memory folder") from exc
+    return spath
 
 
 def empty_root() -> dict[str, Any]:
@@ -120,6 +133,9 @@ class Store:
         # write_deferred_cache() instead of written at once (a hook answers first).
         self.defer_branch_cache = False
         self._deferred: list[tuple[str, bytes, Branch]] = []
+        self.catalog_restarted = False  # the catalog was begun again: rewrite it whole
+        self.changes = 0  # files of the store written or removed (a failed write with none
+        #                   changed nothing: Memory closes its intent instead of a repair)
 
     # ------------------------------------------------------------------ layout
     @property
@@ -133,6 +149,31 @@ class Store:
     @property
     def catalog_path(self) -> Path:
         return self.state_dir / "catalog.jsonl"
+
+    @property
+    def aside_dir(self) -> Path:
+        return self.state_dir / "aside"
+
+    def set_aside(self, path: Path, exc: OSError | None = None) -> Path:
+        """Move a derived file the store cannot use (a folder at its path, a file that
+        cannot be read or written) to ``state/aside/``, so that it can be written anew.
+        Lock held. Raises StoreError, saying what to do, when it cannot be moved."""
+        rel = path.relative_to(self.path) if path.is_relative_to(self.path) else path
+        shape = ("is a folder, not a file" if path.is_dir()
+                 else f"cannot be used ({exc.strerror or exc})" if exc is not None
+                 else "is not a regular file")
+        try:
+            target = files.move_aside(path, self.aside_dir)
+        except OSError as err:
+            raise StoreError(
+                f"{path} {shape}, and it cannot be moved aside ({err.strerror or err}): move "
+                f"it out of the memory folder yourself; the store rebuilds it"
+            ) from err
+        msg = (f"{rel} {shape}: it was moved to {target.relative_to(self.path)} and written "
+               f"anew")
+        log.warning(msg)
+        self.problems.append(msg)
+        return target
 
     def leaf_path(self, leaf_id: str, domain: str | None = None) -> Path:
         if domain is None:
@@ -213,7 +254,9 @@ class Store:
             raise DamagedFileError("root.json is missing")
         try:
             data = files.read_json(self.root_path)
-        except (OSError, ValueError) as exc:
+        except OSError as exc:
+            raise DamagedFileError(f"root.json cannot be read ({exc.strerror or exc})") from exc
+        except ValueError as exc:
             raise DamagedFileError(f"root.json cannot be parsed ({exc})") from exc
         if not isinstance(data, dict) or not isinstance(data.get("top"), list):
             raise DamagedFileError("root.json has no 'top' list")
@@ -228,7 +271,12 @@ class Store:
     def write_root(self, data: dict[str, Any]) -> None:
         data["generation"] = int(data.get("generation", 0)) + 1
         data["updated_at"] = utcnow()
-        files.write_json(self.root_path, data)
+        try:
+            files.write_json(self.root_path, data)
+        except IsADirectoryError as exc:  # a folder at its path: derived, set it aside
+            self.set_aside(self.root_path, exc)
+            files.write_json(self.root_path, data)
+        self.changes += 1
         self._root, self._root_sig = data, self._stat_sig()
 
     # ------------------------------------------------------------------ write intent
@@ -243,16 +291,36 @@ class Store:
         sync). If the writer dies, the next writer (or the next open) sees a 'B' line with
         no 'E' after it and repairs the store.
         """
-        files.append_line(self.intent_path, f"B {os.getpid()} {what} {utcnow()}", durable=True)
+        self._append_intent(f"B {os.getpid()} {what} {utcnow()}", durable=True)
 
     def end_write(self) -> None:
         path = self.intent_path
-        files.append_line(path, "E")
+        self._append_intent("E")
         try:
             if path.stat().st_size > 65536:
                 os.truncate(path, 0)
         except OSError:
             pass
+
+    def _append_intent(self, line: str, *, durable: bool = False) -> None:
+        try:
+            files.append_line(self.intent_path, line, durable=durable)
+        except (IsADirectoryError, PermissionError) as exc:
+            # The intent log is local bookkeeping: a folder or an unwritable file at its
+            # path is set aside (lock held) and the log begun again.
+            self.set_aside(self.intent_path, exc)
+            files.append_line(self.intent_path, line, durable=durable)
+
+    def settle_intent(self) -> None:
+        """Lock held, the store found interrupted: an intent log that cannot be read says
+        nothing, so it is set aside (the caller rebuilds, as for any interrupted write)."""
+        try:
+            with open(self.intent_path, "rb") as fh:
+                fh.read(1)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            self.set_aside(self.intent_path, exc)
 
     def remove_partial_files(self) -> int:
         """Delete temporary files a killed writer left behind (lock held: no live writer
@@ -278,8 +346,10 @@ class Store:
                 size = fh.tell()
                 fh.seek(max(0, size - 256))
                 tail = fh.read().decode("utf-8", "replace").strip().splitlines()
-        except OSError:
+        except FileNotFoundError:
             return False
+        except OSError:
+            return True  # cannot tell (a folder, unreadable): repaired under the lock
         return bool(tail) and tail[-1].startswith("B ")
 
     # ------------------------------------------------------------------ leaves
@@ -288,6 +358,7 @@ class Store:
         but not the folder entry."""
         path = self.leaf_path(leaf.id, leaf.domain)
         files.atomic_write(path, format_leaf(leaf), durable=durable, sync_dir=new)
+        self.changes += 1
         return path
 
     def read_leaf(self, leaf_id: str, domain: str | None = None) -> Leaf:
@@ -319,6 +390,7 @@ class Store:
             return False
         except OSError as exc:
             raise StoreError(f"cannot remove {path}: {exc.strerror}") from exc
+        self.changes += 1
         files.fsync_dir(path.parent)
         return True
 
@@ -354,6 +426,7 @@ class Store:
     # ------------------------------------------------------------------ branches
     def write_branch(self, data: dict[str, Any]) -> Branch:
         files.write_json(self.branch_path(data["id"], int(data["layer"])), data)
+        self.changes += 1
         branch = Branch(data)
         self._cache_branch(branch)
         return branch
@@ -364,6 +437,7 @@ class Store:
             old = self._branches.pop(node_id, None)
             if old is not None:
                 self._branch_weight -= old.weight()
+        self.changes += 1
         self.branch_path(node_id, layer).unlink(missing_ok=True)
         branch_cache.forget(self.state_dir, node_id)
 
@@ -437,10 +511,29 @@ class Store:
 
     # ------------------------------------------------------------------ catalog
     def catalog_append(self, entries: list[dict[str, Any]]) -> None:
+        """Journal ``entries`` (lock held). A catalog that is a folder or cannot be written
+        is set aside and begun again, and :attr:`catalog_restarted` says that the writer
+        must rewrite it whole (:func:`ihmt.tree.rebuild.rewrite_catalog`) before it ends."""
         if not entries:
             return
         text = "\n".join(json.dumps(e, ensure_ascii=False) for e in entries)
-        files.append_line(self.catalog_path, text)
+        self.changes += 1  # before: a torn append counts
+        try:
+            files.append_line(self.catalog_path, text)
+        except (IsADirectoryError, PermissionError) as exc:
+            self.set_aside(self.catalog_path, exc)
+            files.append_line(self.catalog_path, text)
+            self.catalog_restarted = True
+
+    def write_catalog(self, text: str) -> None:
+        """Replace the catalog whole (a rebuild; lock held), whatever is at its path."""
+        self.changes += 1
+        try:
+            files.atomic_write(self.catalog_path, text)
+        except IsADirectoryError as exc:
+            self.set_aside(self.catalog_path, exc)
+            files.atomic_write(self.catalog_path, text)
+        self.catalog_restarted = False
 
     def catalog(self) -> dict[str, dict[str, Any]]:
         """id -> latest catalog entry. Reads the whole journal: for tools, never for search."""

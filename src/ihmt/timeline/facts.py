@@ -20,7 +20,6 @@ Unknown ``op`` values are ignored, so an older reader survives a newer writer.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -29,16 +28,16 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, StoreError
+from ..errors import InputError, StoreError, UnusableFileError
 from ..model import Fact
 from ..store.files import append_line, atomic_write
-from .reading import TimelineReading, check_date, valid_date
-from .views import Notice, Stmt, View, build_view, norm_value
+from .lines import encode_event, parse_line
+from .queries import TimelineQueries
+from .views import Notice, Stmt, View, build_view, check_date, norm_value, valid_date
 
 __all__ = ["FACTS_FILE", "FactTimeline", "Notice"]
 
 log = logging.getLogger(__name__)
-_scan = json.JSONDecoder().scan_once  # what json.loads runs, for one value at an index
 
 FACTS_FILE = "facts.jsonl"
 PRIMARY_FILE = "facts.primary.jsonl"  # facts recorded directly: primary data, append-only
@@ -46,14 +45,7 @@ PRIMARY_FILE = "facts.primary.jsonl"  # facts recorded directly: primary data, a
 _MAX_VALUE = 4000
 
 
-def _encode(event: dict[str, Any]) -> bytes:
-    # ensure_ascii=False keeps the log readable; backslashreplace turns a lone surrogate into
-    # a JSON \\uXXXX escape instead of failing the save.
-    text = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
-    return (text + "\n").encode("utf-8", "backslashreplace")
-
-
-class FactTimeline(TimelineReading):
+class FactTimeline(TimelineQueries):
     """Dated facts per (subject, attribute), kept in ``<state_dir>/facts.jsonl``.
 
     Views reflect the events read so far: call :meth:`refresh` to see what other processes
@@ -119,7 +111,7 @@ class FactTimeline(TimelineReading):
             self._loaded = True
             return 0
         except OSError as exc:
-            raise StoreError(f"cannot read {self.path}: {exc}") from exc
+            raise self._unusable(exc) from exc
         if (
             self._loaded
             and (st.st_dev, st.st_ino) == self._ident
@@ -141,7 +133,7 @@ class FactTimeline(TimelineReading):
         except FileNotFoundError:
             return self._read(notices)  # removed between the stat and the open
         except OSError as exc:
-            raise StoreError(f"cannot read {self.path}: {exc}") from exc
+            raise self._unusable(exc) from exc
         self._loaded = True
         self._ident = ident
         self._seen_size = st.st_size
@@ -149,6 +141,13 @@ class FactTimeline(TimelineReading):
         if self._offset == 0:
             self._head = data[:64]
         return self._consume(data, notices)
+
+    def _unusable(self, exc: OSError) -> UnusableFileError:
+        shape = "is a folder, not a file" if isinstance(exc, IsADirectoryError) else (
+            f"cannot be read ({exc.strerror or exc})")
+        return UnusableFileError(
+            f"the fact timeline {self.path} {shape}; the next save or search sets it aside "
+            "and rebuilds it from the memories", self.path)
 
     def _consume(self, data: bytes, notices: list[Notice] | None) -> int:
         """Apply complete lines of ``data``; keep an unterminated tail unless it parses."""
@@ -192,22 +191,7 @@ class FactTimeline(TimelineReading):
             )
         return applied
 
-    @staticmethod
-    def _parse(line: bytes) -> dict[str, Any] | None:
-        """One stripped line's event, or None. What ``json.loads(line)`` accepts, without
-        its wrappers around the C scanner (a large log has tens of thousands of lines, and
-        a hook reads all of them in each fresh process)."""
-        try:
-            if json.detect_encoding(line) != "utf-8":
-                event = json.loads(line)  # a line that json reads as UTF-16/32
-            else:
-                text = line.decode("utf-8", "surrogatepass")
-                event, end = _scan(text, 0)  # stripped: no JSON whitespace at either end
-                if end != len(text):
-                    return None  # json.loads: "Extra data"
-        except (ValueError, StopIteration):  # JSONDecodeError, UnicodeDecodeError, no value
-            return None
-        return event if isinstance(event, dict) else None
+    _parse = staticmethod(parse_line)  # one line's event (ihmt.timeline.lines)
 
     def _apply(self, event: dict[str, Any], notices: list[Notice] | None) -> bool:
         """Fold one event into memory; False when it is malformed."""
@@ -367,7 +351,7 @@ class FactTimeline(TimelineReading):
                 if exact in self._exact or exact in batch:
                     continue
                 batch.add(exact)
-                lines.append(_encode(ev))
+                lines.append(encode_event(ev))
             if not lines:
                 return []
             self._append(lines)
@@ -395,7 +379,7 @@ class FactTimeline(TimelineReading):
             event["implicit"] = True
         with self._lock:
             self._read(None)
-            self._append([_encode(event)])
+            self._append([encode_event(event)])
             self._read(None)
 
     def record_primary(self, fact: Fact) -> Notice | None:
@@ -404,9 +388,24 @@ class FactTimeline(TimelineReading):
         ``facts.primary.jsonl``, a log that :meth:`rebuild` reads and never rewrites."""
         event = self._fact_event(fact)
         with self._lock:
-            append_line(self.state_dir / PRIMARY_FILE, _encode(event).decode("utf-8").rstrip(),
-                        durable=self.sync)
+            try:
+                append_line(self.state_dir / PRIMARY_FILE,
+                            encode_event(event).decode("utf-8").rstrip(), durable=self.sync)
+            except OSError as exc:
+                raise self._primary_error(exc, "written") from exc
             return self.record(fact)
+
+    def _primary_error(self, exc: OSError, verb: str) -> UnusableFileError:
+        path = self.state_dir / PRIMARY_FILE
+        if isinstance(exc, IsADirectoryError):
+            return UnusableFileError(
+                f"{path} is a folder, not the log of the facts recorded directly: move it out "
+                "of the memory folder, and IHMT begins the log again (the facts recorded "
+                "so far are still in state/facts.jsonl)", path)
+        return UnusableFileError(
+            f"cannot {'read' if verb == 'read' else 'write'} {path} ({exc.strerror or exc}): "
+            "it holds the facts recorded directly; fix its permissions (or free disk space), "
+            "then try again", path)
 
     def _primary_events(self) -> list[dict[str, Any]]:
         try:
@@ -414,10 +413,7 @@ class FactTimeline(TimelineReading):
         except FileNotFoundError:
             return []
         except OSError as exc:
-            raise StoreError(
-                f"cannot read {self.state_dir / PRIMARY_FILE} ({exc.strerror}): it holds the "
-                "facts recorded directly; fix its permissions, then run 'ihmt rebuild'"
-            ) from exc
+            raise self._primary_error(exc, "read") from exc
         out = []
         for line in data.splitlines():
             ev = self._parse(line)
@@ -577,7 +573,7 @@ class FactTimeline(TimelineReading):
         seen: set[bytes] = set()
         payload: list[bytes] = []
         for ev in events:
-            line = _encode(ev)
+            line = encode_event(ev)
             if line not in seen:
                 seen.add(line)
                 payload.append(line)

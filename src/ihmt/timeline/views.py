@@ -4,14 +4,37 @@ subject::attribute (its periods of equal value, the last one ACTIVE) and the
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from datetime import date as _date
 from typing import Any
 
+from ..errors import InputError
 from ..model import Fact
 from ..text import fold
 
 ACTIVE = "ACTIVE"
 HISTORICAL = "HISTORICAL"
+
+
+_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][0-9:.,+\-Z]*)?$")
+
+
+def valid_date(value: object) -> bool:
+    """An ISO date (a day, or a day and a time) that exists on the calendar."""
+    if not isinstance(value, str) or not _ISO.match(value):
+        return False
+    try:
+        _date.fromisoformat(value[:10])
+    except ValueError:
+        return False
+    return True
+
+
+def check_date(value: object, what: str) -> str:
+    if not isinstance(value, str) or not valid_date(value.strip()):
+        raise InputError(f"{what} must be an ISO date like 2026-02-03, got {value!r}")
+    return value.strip()
 
 
 def norm_value(value: str) -> str:

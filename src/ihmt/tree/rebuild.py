@@ -92,7 +92,7 @@ def rebuild(store: Store, consolidator: Consolidator, *, force_close: bool = Tru
                 store.write_leaf(lf, new=False)
     consolidator.known = {}
     text = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in catalog)
-    files.atomic_write(store.catalog_path, text)
+    store.write_catalog(text)
     store.write_root(root)
     return {
         "leaves": root["n_leaves"],
@@ -101,6 +101,20 @@ def rebuild(store: Store, consolidator: Consolidator, *, force_close: bool = Tru
         "unreadable": unreadable,
         "top_nodes": len(root["top"]),
     }
+
+
+def rewrite_catalog(store: Store) -> int:
+    """Write the catalog anew from the leaf files, as a rebuild does, without touching the
+    tree: for a catalog that had to be begun again (lock held). Returns the lines written."""
+    lines = []
+    for path in store.iter_leaf_paths():
+        try:
+            leaf = read_leaf(path)
+        except DamagedFileError:  # unreadable or damaged: the rebuild that meets it reports it
+            continue
+        lines.append(json.dumps(_catalog_line(store, leaf), ensure_ascii=False) + "\n")
+    store.write_catalog("".join(lines))
+    return len(lines)
 
 
 def _catalog_line(store: Store, leaf: Leaf) -> dict[str, Any]:

@@ -28,14 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
+from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from ... import __version__
-from ...errors import IHMTError, InputError, NotFoundError, StoreError
+from ...errors import IHMTError, InputError, NotFoundError, StoreError, from_os_error
 from ...memory import Memory
 from ...model import Fact
 from ...render import result_dict
@@ -454,9 +454,35 @@ def _endpoint(state: GuiState, fn: Handler) -> Callable[[Request], Awaitable[Res
             return _error(409, "plan_changed", str(exc))
         except IHMTError as exc:
             return _error(400, "invalid", str(exc))
+        except OSError as exc:  # a path the system refuses (too long, denied ...): say so
+            return _error(400, "os_error", str(from_os_error(exc, "the request")))
         return JSONResponse(data)
 
     return endpoint
+
+
+def _export_route(state: GuiState) -> Route:
+    """``/api/export?format=jsonl|markdown&scope=...``: every memory as a download,
+    streamed one leaf at a time (:meth:`ihmt.Memory.export`)."""
+
+    async def export(request: Request) -> Response:
+        fmt = request.query_params.get("format", "jsonl")
+        scope = request.query_params.get("scope") or None
+        try:
+            exp = await run_in_threadpool(lambda: state.memory().export(scope=scope, fmt=fmt))
+        except StoreError as exc:
+            return _error(409, "store", str(exc))
+        except IHMTError as exc:
+            return _error(400, "invalid", str(exc))
+        ext, media = ("jsonl", "application/x-ndjson") if fmt == "jsonl" else \
+            ("md", "text/markdown")
+        name = f"ihmt-export-{time.strftime('%Y-%m-%d')}.{ext}"
+        return StreamingResponse(
+            iterate_in_threadpool(chunk.encode("utf-8") for chunk in exp),
+            media_type=f"{media}; charset=utf-8",
+            headers={"content-disposition": f'attachment; filename="{name}"'})
+
+    return Route("/api/export", export, methods=["GET"])
 
 
 def _static_routes() -> list[Route]:
@@ -502,7 +528,7 @@ def build_app(store_path: Path | None, token: str, home: Path | None = None) -> 
     }
     routes = [Route(p, _endpoint(state, fn), methods=["GET"]) for p, fn in get.items()]
     routes += [Route(p, _endpoint(state, fn), methods=["POST"]) for p, fn in post.items()]
-    routes += _static_routes()
+    routes += [_export_route(state), *_static_routes()]
     app = Starlette(routes=routes, middleware=[Middleware(Guard, token=token)])
     app.state.gui = state
     return app

@@ -6,6 +6,9 @@ Why each one exists:
   to 127.0.0.1 (DNS rebinding) and then talk to us as "same origin". Such requests still
   carry the attacker's domain in ``Host``, so anything but ``127.0.0.1:<port>`` or
   ``localhost:<port>`` is refused before routing, static files included.
+* **Origin.** A request carrying an ``Origin`` other than our own address (a page of
+  another site, even one that learnt the token) is refused, so the one write to the
+  memory itself, Forget, cannot be triggered from elsewhere.
 * **Token.** Other local users and other local pages can reach a loopback port; only the
   person who started ``ihmt gui`` has the random token printed with the URL. Every
   ``/api/*`` call must send it (``X-IHMT-Token`` header, or ``token`` in the query).
@@ -47,6 +50,11 @@ def allowed_hosts(port: int) -> set[str]:
     return hosts
 
 
+def allowed_origins(port: int) -> set[str]:
+    """The Origin values our own page sends (scheme and host of :func:`allowed_hosts`)."""
+    return {f"http://{h}" for h in allowed_hosts(port)}
+
+
 class Guard:
     """ASGI middleware applying the Host, token and content-type checks, and the headers."""
 
@@ -68,6 +76,13 @@ class Guard:
                           "127.0.0.1 or localhost")
             return
         path: str = scope.get("path", "")
+        origin = headers.get("origin")
+        if origin is not None and origin.strip().lower() not in allowed_origins(port):
+            # A page of another site (even one holding a stolen token) never gets an answer;
+            # our own page sends its own origin, or none on a same-origin GET.
+            await _refuse(send, 403, "forbidden_origin",
+                          "requests from another site are refused")
+            return
         if path.startswith("/api/"):
             given = headers.get(TOKEN_HEADER) or _query_token(scope)
             if not given:

@@ -51,7 +51,24 @@ def run() -> None:
     """Serve on stdin/stdout until the agent closes the connection (``ihmt mcp``)."""
     logging.basicConfig(stream=sys.stderr, level=_log_level(),
                         format="%(asctime)s ihmt-mcp %(levelname)s %(name)s: %(message)s")
-    build_server().run("stdio")
+    try:
+        build_server().run("stdio")
+    except BaseException as exc:  # only a gone agent is swallowed: see _agent_gone
+        if not _agent_gone(exc):
+            raise
+        # The agent closed its end of stdout: nobody is left to answer, so stop quietly,
+        # and point stdout at /dev/null so the flush at exit cannot fail again.
+        logging.getLogger(__name__).info("the agent closed the connection")
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def _agent_gone(exc: BaseException) -> bool:
+    """A broken pipe, alone or inside the exception groups the SDK's task groups raise."""
+    if isinstance(exc, BrokenPipeError):
+        return True
+    inner = getattr(exc, "exceptions", None)
+    return bool(inner) and all(_agent_gone(e) for e in inner)
 
 
 def _log_level() -> str:

@@ -35,6 +35,33 @@ export class ApiError extends Error {
   }
 }
 
+/** GET `path` as a file the browser saves (an export): fetched with the token, then
+ * handed to a temporary link, so the token never appears in an address. */
+export async function download(path, params = {}) {
+  const url = new URL(path, window.location.origin);
+  for (const [k, v] of Object.entries(params)) if (v) url.searchParams.set(k, v);
+  let res;
+  try {
+    res = await fetch(url, { headers: { 'X-IHMT-Token': token || '' } });
+  } catch {
+    throw new ApiError(0, 'offline', 'the IHMT server does not answer: is `ihmt gui` still running?');
+  }
+  if (!res.ok) {
+    const data = await res.json().catch(() => ({}));
+    throw new ApiError(res.status, data.error || 'error', data.message || res.statusText);
+  }
+  const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') || '')?.[1]
+    || 'ihmt-export';
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(await res.blob());
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+  return name;
+}
+
 /** GET `path` with `params`, or POST `body` as JSON; resolves to the parsed JSON. */
 export async function api(path, { params, body } = {}) {
   const url = new URL(path, window.location.origin);

@@ -1,5 +1,6 @@
 // Explore: the store's figures and the whole tree, opened on demand.
 
+import { download } from './api.mjs';
 import { domainChip, errorBox, fill, h, loading, tr } from './dom.mjs';
 import { TreeView } from './tree.mjs';
 import { noStore } from './shared.mjs';
@@ -10,6 +11,15 @@ let tree = null;
 function stat(key, value) {
   return h('div', { class: 'stat' }, h('span', { class: 'stat-value', text: String(value) }),
     h('span', { class: 'stat-label', i18n: key }));
+}
+
+/** A button that downloads every memory as an export (JSONL restores, Markdown reads). */
+function exportButton(format, key, errorHost) {
+  return h('button', {
+    type: 'button', class: `btn ghost small export-${format}`, i18n: key,
+    onclick: () => download('/api/export', { format })
+      .catch((err) => errorHost.prepend(errorBox(err))),
+  });
 }
 
 export async function show(ctx) {
@@ -36,6 +46,8 @@ export async function show(ctx) {
         h('div', { class: 'domains' },
           Object.entries(st.domains).map(([d, n]) => h('span', { class: 'domain-count' },
             domainChip(d), h('small', { text: String(n) })))),
+        exportButton('jsonl', 'explore.export_jsonl', treeHost),
+        exportButton('markdown', 'explore.export_md', treeHost),
         h('button', {
           type: 'button', class: 'btn ghost small', i18n: 'explore.collapse',
           onclick: () => tree.load().catch((err) => fill(treeHost, errorBox(err))),

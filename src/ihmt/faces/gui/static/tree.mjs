@@ -190,6 +190,9 @@ export function leafView(leaf) {
     h('dt', { i18n: 'leaf.tags' }),
     h('dd', {}, leaf.tags.length ? leaf.tags.map((tg) => h('span', { class: 'chip tag', text: tg }))
       : tr('leaf.no_tags')),
+    h('dt', { i18n: 'leaf.scope' }),
+    h('dd', {}, leaf.extra && leaf.extra.scope ? h('code', { text: leaf.extra.scope })
+      : tr('leaf.scope_global')),
     h('dt', { i18n: 'leaf.id' }), h('dd', {}, h('code', { text: leaf.id })));
   return [notices, meta, h('pre', { class: 'leaf-text', text: leaf.text.replace(/\s+$/, '') }),
     forgetControl(leaf)];

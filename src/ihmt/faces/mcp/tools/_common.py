@@ -24,7 +24,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
-from ....errors import IHMTError
+from ....errors import IHMTError, shown
 from ....memory import Memory
 from ....scope import project_from_env
 
@@ -95,7 +95,7 @@ def agent_errors(fn: F) -> F:
         except (IHMTError, ValueError, TypeError) as exc:
             raise ToolError(str(exc) or type(exc).__name__) from exc
         except OSError as exc:
-            where = f" ({exc.filename})" if exc.filename else ""
+            where = f" ({shown(exc.filename)})" if exc.filename else ""
             raise ToolError(f"file system error{where}: {exc.strerror or exc}") from exc
 
     return wrapper  # type: ignore[return-value]

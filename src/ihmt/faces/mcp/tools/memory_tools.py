@@ -154,11 +154,8 @@ def register(server: MCPServer, state: ServerState) -> None:
         search_memory(detail="full") shows a memory that a newer one contradicts. Ids look
         like "L-personal-3f1c0a9e2b4d".
         """
-        for name, value in (("old_id", old_id), ("new_id", new_id)):
-            if not value.strip():
-                raise InputError(f"{name} is empty: pass a memory id such as L-general-3f1c0a9e2b4d")
-        outcome = state.memory().mark_outdated(old_id.strip(), new_id.strip())
-        return format_marked(outcome, old_id.strip(), new_id.strip())
+        old, new = _memory_id("old_id", old_id), _memory_id("new_id", new_id)
+        return format_marked(state.memory().mark_outdated(old, new), old, new)
 
     @tool(server, read_only=False, idempotent=True, destructive=True,
           title="Forget a memory for good")
@@ -176,9 +173,7 @@ def register(server: MCPServer, state: ServerState) -> None:
         instead (the old one stays as history, flagged OUTDATED). The memory folder's git
         history, if any, keeps it until the user runs `ihmt forget ID --purge-history`.
         """
-        leaf_id = id.strip()
-        if not leaf_id:
-            raise InputError("id is empty: pass a memory id such as L-general-3f1c0a9e2b4d")
+        leaf_id = _memory_id("id", id)
         rep = state.memory().forget([leaf_id])
         lines = [f'Forgot {leaf_id} ("{rep.excerpts.get(leaf_id, "")}"). No search returns it '
                  "any more."]
@@ -187,6 +182,13 @@ def register(server: MCPServer, state: ServerState) -> None:
                          + ", ".join(rep.current_again) + ".")
         lines += [f"Note: {w}" for w in rep.warnings]
         return "\n".join(lines)
+
+
+def _memory_id(name: str, value: str) -> str:
+    """A memory id argument, stripped; an empty one is an error naming the argument."""
+    if not value.strip():
+        raise InputError(f"{name} is empty: pass a memory id such as L-general-3f1c0a9e2b4d")
+    return value.strip()
 
 
 # ---------------------------------------------------------------------- formatters

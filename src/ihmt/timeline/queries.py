@@ -1,45 +1,23 @@
-"""The questions a fact timeline answers: periods, the state on a date, the changes, and
-which memories are outdated, for a hit or for the whole store.
+"""The questions asked of the fact timeline: the periods of a value, what is true now
+or was true on a day, the changes, and which memories they make outdated.
 
-:class:`TimelineReading` is the half of :class:`ihmt.timeline.facts.FactTimeline` that only
-reads the statements the log holds (the other half loads, appends and rewrites the log).
-Every method takes the timeline's lock and loads the log first.
+A mixin of :class:`ihmt.timeline.facts.FactTimeline`, which loads the log into the state
+read here (``_stmts``, ``_outdated`` ...); every method takes the timeline's lock and
+reads what has been loaded so far.
 """
 
 from __future__ import annotations
 
-import re
 import threading
 from bisect import bisect_right
 from dataclasses import replace
-from datetime import date as _date
 
-from ..errors import InputError
 from ..model import Fact
-from .views import Notice, Stmt, View
-
-_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][0-9:.,+\-Z]*)?$")
+from .views import Notice, Stmt, View, check_date
 
 
-def valid_date(value: object) -> bool:
-    if not isinstance(value, str) or not _ISO.match(value):
-        return False
-    try:
-        _date.fromisoformat(value[:10])
-    except ValueError:
-        return False
-    return True
-
-
-def check_date(value: object, what: str) -> str:
-    if not isinstance(value, str) or not valid_date(value.strip()):
-        raise InputError(f"{what} must be an ISO date like 2026-02-03, got {value!r}")
-    return value.strip()
-
-
-
-class TimelineReading:
-    """Views over the loaded statements (see the module docstring)."""
+class TimelineQueries:
+    """Read-only views over the statements a :class:`FactTimeline` has loaded."""
 
     _lock: threading.RLock
     _stmts: dict[str, list[Stmt]]
@@ -48,11 +26,12 @@ class TimelineReading:
     _implicit: set[str]
     _superseded: set[str] | None
 
-    def _ensure_loaded(self) -> None:
+    def _ensure_loaded(self) -> None:  # pragma: no cover - provided by FactTimeline
         raise NotImplementedError
 
-    def _view(self, key: str) -> View:
+    def _view(self, key: str) -> View:  # pragma: no cover - provided by FactTimeline
         raise NotImplementedError
+
 
     def _keys(self, subject: str | None) -> list[str]:
         keys = sorted(self._stmts)

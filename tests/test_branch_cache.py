@@ -188,3 +188,99 @@ def test_a_packed_copy_left_half_written_is_cleaned_up(store: Path) -> None:
     with Memory.open(store) as m:
         assert m.store.remove_partial_files() >= 1
     assert not left.exists() and cache_files(store)
+
+
+def stale_copies(path: Path) -> list[str]:
+    """Packed copies on disk not made from the branch file there now (or of no file)."""
+    import struct
+    import zlib
+
+    out = []
+    sources = {p.stem: p for p in (path / "layers").glob("*/*.json")}
+    for f in cache_files(path):
+        blob = f.read_bytes()
+        size, crc = struct.unpack_from("<QI", blob, len(branch_cache.MAGIC))
+        source = sources.get(f.stem)
+        data = source.read_bytes() if source is not None else None
+        if data is None or (len(data), zlib.crc32(data)) != (size, crc):
+            out.append(f.stem)
+    return out
+
+
+def fresh_answers(path: Path, scope: str | None = None) -> tuple[list, list]:
+    """The answers read through the packed copies on disk, then with none at all."""
+    def run() -> list:
+        with Memory.open(path, project="proj-x") as m:
+            return [[(h.id, round(h.score, 9), h.scope) for h in
+                     m.search(q, top_k=5, scope=scope).hits] for q in QUERIES]
+    cached = run()
+    branch_cache.clear(path / "state")
+    return cached, run()
+
+
+def test_no_write_leaves_a_stale_packed_copy_behind(store: Path) -> None:
+    """Forget, move, save and consolidate, rebuild: after each, every packed copy left on
+    disk was made from the branch file there now, and searches through the copies answer
+    what they answer without any."""
+    steps = []
+
+    def check(what: str) -> None:
+        assert stale_copies(store) == [], what  # the write removed what it replaced
+        for scope in (None, "all", "project", "global"):
+            cached, plain = fresh_answers(store, scope)
+            assert cached == plain, (what, scope)
+        answers(store)
+        steps.append(what)
+
+    answers(store)  # a packed copy of every branch the searches read
+    check("start")
+    with Memory.open(store) as m:
+        deep = [path[-1] for path, _ in m.walk() if len(path) > 3]
+        m.forget(deep[:3])
+    check("forget")
+    with Memory.open(store) as m:
+        moved = [path[-1] for path, _ in m.walk() if len(path) > 3][:2]
+        for leaf_id in moved:
+            m.move(leaf_id, "proj-x")
+    check("move")
+    with Memory.open(store) as m:
+        for i in range(12):
+            m.save(f"Extra {i}: service s{i % 3} now runs on port {9000 + i}.")
+        m.flush()
+    check("save and flush")
+    with Memory.open(store) as m:
+        m.rebuild()
+    assert cache_files(store) == []
+    check("rebuild")
+    assert len(steps) == 5
+
+
+@pytest.mark.skipif(__import__("shutil").which("git") is None, reason="git is not installed")
+def test_a_sync_leaves_no_stale_packed_copy(tmp_path: Path, store: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+
+    from ihmt.sync import gitsync
+
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "no-gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    with Memory.open(store) as a:
+        gitsync.init(a, str(remote))
+    with Memory.open(tmp_path / "b" / "ihmt_memory", create=True,
+                     config={"branch_factor": 4}) as b:
+        gitsync.init(b, str(remote))
+        for i in range(15):
+            b.save(f"From b {i}: the billing worker w{i} runs on port {7000 + i}.")
+        gitsync.sync(b)
+    answers(store)
+    assert cache_files(store)
+    with Memory.open(store) as a:
+        rep = gitsync.sync(a)
+        assert rep["new_memories"] == 15
+    assert stale_copies(store) == []
+    cached, plain = fresh_answers(store)
+    assert cached == plain
+    with Memory.open(store) as a:
+        assert "7003" in a.search("which port does billing worker w3 use?").hits[0].text

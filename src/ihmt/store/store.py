@@ -427,6 +427,9 @@ class Store:
     def write_branch(self, data: dict[str, Any]) -> Branch:
         files.write_json(self.branch_path(data["id"], int(data["layer"])), data)
         self.changes += 1
+        # The packed copy of the old file goes with it (a reader would ignore it anyway:
+        # it is checked against the file's bytes; this keeps no stale copy on disk).
+        branch_cache.forget(self.state_dir, data["id"])
         branch = Branch(data)
         self._cache_branch(branch)
         return branch

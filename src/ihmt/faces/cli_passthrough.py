@@ -28,14 +28,22 @@ def passthrough(name: str, rest: list[str], path: str | None, as_json: bool) -> 
             rest = rest + ["--home", path]
         return fn(rest + flags)
     if name == "mcp":
-        argparse.ArgumentParser(
+        m = argparse.ArgumentParser(
             prog="ihmt mcp", description="Run the stdio MCP server: JSON-RPC on stdin and "
             "stdout, until the agent closes it. Agents start it themselves once registered "
-            "with 'ihmt install'; the store is $IHMT_HOME/ihmt_memory, or --path.").parse_args(rest)
+            "with 'ihmt install'; the store is $IHMT_HOME/ihmt_memory, or --path.")
+        m.add_argument("--root", action="append", default=[], metavar="DIR",
+                       help="a folder the project tools may open besides the working folder "
+                            "(repeatable; added to IHMT_ROOTS)")
+        ma = m.parse_args(rest)
         from .mcp.server import run
 
         if path:
             os.environ["IHMT_HOME"] = str(Path(path).expanduser().absolute())
+        if ma.root:
+            roots = [os.environ.get("IHMT_ROOTS", "")] + [
+                os.path.abspath(os.path.expanduser(r)) for r in ma.root]
+            os.environ["IHMT_ROOTS"] = os.pathsep.join(r for r in roots if r)
         run()
         return 0
     if name == "gui":

@@ -13,10 +13,12 @@ Each face is exercised for real: the library, ``ihmt project`` as a subprocess, 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -187,6 +189,7 @@ def _swapper(target: Path, inside: bytes, link_to: Path, stop: threading.Event,
         except OSError:  # a folder over a link: remove the link first
             target.unlink(missing_ok=True)
             os.replace(tmp_file, target)
+        time.sleep(0.0002)  # each state lasts a moment, so reads see both
         if tmp_link.is_symlink() or tmp_link.exists():
             tmp_link.unlink()
         tmp_link.symlink_to(link_to, target_is_directory=is_dir)
@@ -200,6 +203,7 @@ def _swapper(target: Path, inside: bytes, link_to: Path, stop: threading.Event,
         else:
             os.replace(tmp_link, target)
         swaps[0] += 1
+        time.sleep(0.0002)
 
 
 def _race(layout: Layout, reader: SessionFiles, rel: str, swap: Path, link_to: Path,
@@ -231,6 +235,8 @@ def _race(layout: Layout, reader: SessionFiles, rel: str, swap: Path, link_to: P
         stop.set()
         thread.join(10)
         sys.setswitchinterval(old)
+    print(json.dumps({"race": rel, "reads": done, "swaps": swaps[0], "leaked": leaked,
+                      "handed_inside": handed, "refused": refused}))  # seen with -s
     assert swaps[0] >= 200, "the swapper barely ran: the race was not tried"
     return leaked, handed, refused
 
@@ -355,14 +361,21 @@ def test_mcp_refuses_outside_paths_with_the_same_line_as_the_cli(
     assert "Traceback" not in server_log.read_text()
 
 
-def test_mcp_roots_from_the_environment(layout: Layout, server_log: Path) -> None:
+def test_mcp_roots_from_the_environment_and_the_root_option(layout: Layout,
+                                                             server_log: Path) -> None:
+    other = layout.base / "other"
+    other.mkdir()
+    (other / "greet.py").write_text("def greet_user():\n    return 'hi'\n", encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k not in ("IHMT_ROOTS", "IHMT_PROJECT")}
     env.update(IHMT_PROJECTS_DIR=str(layout.projects), IHMT_ROOTS=str(layout.outside))
-    with running_server(layout.base / "home", server_log, cwd=layout.project,
-                        env=env) as agent:
+    with running_server(layout.base / "home", server_log, cwd=layout.project, env=env,
+                        args=["--root", "../other"]) as agent:
         assert "rocket.py" in agent.text("project_map", path=str(layout.outside))
         assert SECRET in agent.text("read_file", path=str(layout.outside / "secret.txt"))
         assert "calc.py" in agent.text("project_map", path=".")
+        assert agent.text("find_code", query="greet user", path="../other").startswith(
+            "greet.py:1-2")
+        assert REFUSED in agent.error("project_map", path=str(layout.base))
 
 
 def test_reads_that_fail_say_why(layout: Layout) -> None:

@@ -28,24 +28,11 @@ def passthrough(name: str, rest: list[str], path: str | None, as_json: bool) -> 
             rest = rest + ["--home", path]
         return fn(rest + flags)
     if name == "mcp":
-        m = argparse.ArgumentParser(
-            prog="ihmt mcp", description="Run the stdio MCP server: JSON-RPC on stdin and "
-            "stdout, until the agent closes it. Agents start it themselves once registered "
-            "with 'ihmt install'; the store is $IHMT_HOME/ihmt_memory, or --path.")
-        m.add_argument("--root", action="append", default=[], metavar="DIR",
-                       help="a folder the project tools may open besides the working folder "
-                            "(repeatable; added to IHMT_ROOTS)")
-        ma = m.parse_args(rest)
-        from .mcp.server import run
+        from .mcp.server import main as mcp_main
 
         if path:
             os.environ["IHMT_HOME"] = str(Path(path).expanduser().absolute())
-        if ma.root:
-            roots = [os.environ.get("IHMT_ROOTS", "")] + [
-                os.path.abspath(os.path.expanduser(r)) for r in ma.root]
-            os.environ["IHMT_ROOTS"] = os.pathsep.join(r for r in roots if r)
-        run()
-        return 0
+        return mcp_main(rest)
     if name == "gui":
         g = argparse.ArgumentParser(prog="ihmt gui")
         g.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: a free one)")

@@ -311,6 +311,19 @@ def test_cli_refuses_outside_paths_in_one_line(layout: Layout) -> None:
     assert r.returncode == 0 and "rocket.py" in r.stdout, r.stderr
 
 
+def test_cli_in_the_home_folder_reads_dot_as_the_home_folder(layout: Layout) -> None:
+    home = layout.base / "home_dir"
+    (home / "code").mkdir(parents=True)
+    (home / "code" / "a.py").write_text(INSIDE_CODE, encoding="utf-8")
+    env = {"HOME": str(home), "IHMT_HOME": str(layout.base / "home"),
+           "IHMT_PROJECTS_DIR": str(layout.projects), "IHMT_ROOTS": str(layout.outside)}
+    r = _cli("project", "map", ".", cwd=home, env=env)
+    assert r.returncode == 2 and REFUSED in r.stderr and "rocket" not in r.stdout, r.stdout
+    assert str(home) in r.stderr  # the folder the user meant, not the configured root
+    r = _cli("project", "map", "code", "--root", "code", cwd=home, env=env)
+    assert r.returncode == 0 and "a.py" in r.stdout, r.stderr
+
+
 def test_ihmt_mcp_root_adds_to_the_servers_roots(layout: Layout,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     from ihmt.faces import cli_passthrough

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from pathlib import Path
 
 from ..errors import IHMTError
 from ..project import Roots, find_code, project_map, sync_project
@@ -38,6 +40,7 @@ def main_project(argv: list[str]) -> int:
     args = p.parse_args(argv)
     try:
         roots = Roots.from_environment(args.root)
+        args.path = _as_typed(args.path, roots)
         if args.action == "map":
             text = project_map(args.path, "symbols" if args.symbols else "files", args.subpath,
                                roots=roots)
@@ -57,3 +60,13 @@ def main_project(argv: list[str]) -> int:
         return 2
     print(json.dumps({"text": text}) if args.json else text)
     return 0
+
+
+def _as_typed(path: str, roots: Roots) -> str:
+    """PATH as a shell user means it: a relative one is below the working folder. The roots
+    take it below their first folder, which is another one when the working folder is not
+    a root (the home folder, say): there it is made absolute, so '.' in ~ is refused rather
+    than read as the first configured root."""
+    if os.path.isabs(path) or (roots.folders and roots.folders[0] == Path.cwd().resolve()):
+        return path
+    return os.path.abspath(path)

@@ -125,7 +125,8 @@ def _main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="ihmt: %(message)s", stream=sys.stderr)
     rest, path, as_json, project = split_globals(list(sys.argv[1:] if argv is None else argv))
     if rest and rest[0] in PASSTHROUGH:
-        if project and rest[0] == "mcp":  # the server's project (ihmt.scope.PROJECT_ENV)
+        if project and rest[0] in ("mcp", "project"):  # ihmt.scope.PROJECT_ENV: the
+            # server's project, and a root of the project tools (ihmt.project.roots)
             os.environ["IHMT_PROJECT"] = str(Path(project).expanduser().absolute())
         try:
             code = passthrough(rest[0], rest[1:], path, as_json)

@@ -326,13 +326,13 @@ def test_cli_in_the_home_folder_reads_dot_as_the_home_folder(layout: Layout) -> 
 
 def test_ihmt_mcp_root_adds_to_the_servers_roots(layout: Layout,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    from ihmt.faces import cli_passthrough
+    from ihmt.faces import cli
     from ihmt.faces.mcp import server
 
     seen: list[str] = []
     monkeypatch.setattr(server, "run", lambda: seen.append(os.environ["IHMT_ROOTS"]))
     monkeypatch.setenv("IHMT_ROOTS", str(layout.base))
-    assert cli_passthrough.passthrough("mcp", ["--root", "../outside"], None, False) == 0
+    assert cli.passthrough("mcp", ["--root", "../outside"], None, False) == 0
     assert seen == [os.pathsep.join([str(layout.base), str(layout.outside)])]
 
 

@@ -348,3 +348,12 @@ def test_a_product_named_first_is_a_value_of_then(tmp_path: Path) -> None:
                                  ("2022-11-25", "Probé Helix un mes y me quedé con él.")])
     assert mem.search("¿cuál era mi editor en 2021?").best.id == ids[0]
     assert mem.search("¿qué editor uso?").best.id == ids[1]
+
+
+def test_a_sentence_start_is_no_name_that_links_another_attribute(tmp_path: Path) -> None:
+    """"Trabajo" opens a sentence in the home memory and the job memory: no shared value."""
+    mem, ids = _store(tmp_path, [
+        ("2024-03-11", "Vivo en Madrid, cerca de Lavapiés. Trabajo en Acme Corp."),
+        ("2026-02-03", "Me mudé a Valencia. The new flat is near the Turia gardens.")])
+    mem.save("Trabajo en Nimbus Labs desde hoy. Mi stack es Python.", date="2026-02-10")
+    assert mem.search("where do I live?").best.id == ids[1]

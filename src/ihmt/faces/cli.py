@@ -69,16 +69,11 @@ def passthrough(name: str, rest: list[str], path: str | None, as_json: bool) -> 
             rest = rest + ["--home", path]
         return fn(rest + flags)
     if name == "mcp":
-        argparse.ArgumentParser(
-            prog="ihmt mcp", description="Run the stdio MCP server: JSON-RPC on stdin and "
-            "stdout, until the agent closes it. Agents start it themselves once registered "
-            "with 'ihmt install'; the store is $IHMT_HOME/ihmt_memory, or --path.").parse_args(rest)
-        from .mcp.server import run
+        from .mcp.server import main as mcp_main
 
         if path:
             os.environ["IHMT_HOME"] = str(Path(path).expanduser().absolute())
-        run()
-        return 0
+        return mcp_main(rest)
     if name == "gui":
         g = argparse.ArgumentParser(prog="ihmt gui")
         g.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: a free one)")

@@ -147,16 +147,20 @@ def _values(text: str) -> set[str]:
 _NAME = re.compile(r"(?<![\w.])[A-ZÁÉÍÓÚÑ][\w'-]+(?:\s+[A-ZÁÉÍÓÚÑ][\w'-]+)*")
 
 
+_SENTENCE_START = re.compile(r"(?:^|[.!?;:\n]|\d{4}-\d\d-\d\d)[\W\d]*?(?=\w)")
+
+
 def names(group: list[Hit]) -> list[str]:
     """The names the members give as values ("Stark Analytics", "Tyrell Data"), without a
-    sentence's capitalised first word standing alone, weekdays or months."""
+    sentence's capitalised first word standing alone (in a note of several sentences, or
+    after a date line, too), weekdays or months."""
     out: dict[str, None] = {}
     for h in group:
         text = h.excerpt or h.text
-        first = re.match(r"\W*", text).end()
+        starts = {m.end() for m in _SENTENCE_START.finditer(text)}
         for m in _NAME.finditer(text):
             name = m.group()
-            if m.start() == first:  # "Left Vandelay Imports": the first word may be a verb
+            if m.start() in starts:  # "Left Vandelay Imports": the first word may be a verb
                 if " " not in name:
                     continue
                 rest = name.split(None, 1)[1]

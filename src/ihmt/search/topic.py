@@ -47,6 +47,7 @@ from .topic_words import (
     VOCABULARY,
     about_me,
     in_context,
+    mere_mention,
     others_role,
     speaks_of_going,
 )
@@ -85,9 +86,12 @@ def _in_context(h: Hit, attribute: str) -> bool:
 
 def states_something(text: str) -> bool:
     """False for a memory that rejects, plans or only imagines what it mentions, tells of
-    something seen or read about (an ad, an article), or of helping someone else."""
+    something seen or read about (an ad, an article), of helping someone else, of somebody
+    close's state, of news about a product, or denies without a change
+    (:func:`ihmt.search.topic_words.mere_mention`)."""
     folded = fold(text)
-    return not (REJECT.search(folded) or MEDIA.search(folded) or OTHERS.search(folded))
+    return not (REJECT.search(folded) or MEDIA.search(folded) or OTHERS.search(folded)
+                or mere_mention(folded))
 
 
 def version_group(candidates: list[Hit], fact_sources: list[str],

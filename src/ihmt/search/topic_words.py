@@ -67,7 +67,19 @@ REJECT = re.compile(
     r"al\s+final\s+no|esperamos|quizas|tal\s+vez|podriamos|"
     r"not\s+for\s+us|(?:was\s*n'?t|was\s+not)\s+for\s+(?:us|me)|"
     r"(?:did\s*n'?t|did\s+not)\s+(?:work\s+out|stick|convince|like\s+it)|ruled\s+out|"
-    r"no\s+(?:nos|me)\s+convenci\w*|descart\w*|discarded)\b")
+    r"no\s+(?:nos|me)\s+convenci\w*|descart\w*|discarded|"
+    # plans, wishes and talk that did not come true
+    r"considered|contemplat\w*|thinking\s+(?:of|about)|talk\s+of|pitched|wanted\s+to|"
+    r"asked\s+(?:to|for|us\s+to|me\s+to)|planning|plan\s+to|won'?t|"
+    r"probably|perhaps|possibly|rejected|declined|"
+    r"(?:did\s*n'?t|did\s+not|never)\s+happen\w*|fell\s+through|not\s+my\s+thing|"
+    r"so\s+no|nope|staying\s+put|stay\s+put|still\s+not|no\s+thanks|"
+    r"nos\s+planteamos|me\s+plantee|planteamos|se\s+hablo|fuera\s+mi|fuese\s+mi|"
+    r"probablemente|no\s+paso|no\s+ocurrio|no\s+salio|ni\s+hablar|no\s+es\s+lo\s+mio|"
+    r"vamos\s+a\s+probar|queria\s+que|quisieron|turning\s+(?:\w+\s+)?down|turn\s+(?:\w+\s+)?down|"
+    r"we\s+stay|we'?re\s+staying|i'?m\s+staying|staying\s+(?:here|where)|sigo\s+donde|"
+    r"seguimos\s+donde|nos\s+quedamos\s+donde|me\s+quedo\s+donde|look\w*\s+promising|"
+    r"sounds?\s+promising|waste\s+of\s+time)\b")
 # Something seen or read about, not the user's own state: "saw an ad for cycling to work",
 # "read an article about remote jobs", "vi un anuncio sobre ir en patinete".
 MEDIA = re.compile(
@@ -76,6 +88,8 @@ MEDIA = re.compile(
     r"billboard|commercial|talk|talks|presentation|webinar|tutorial|review|documentary|"
     r"interview|newsletter|tweet|book)"
     r"|(?:saw|read|heard)\s+(?:it|that|this)\s+(?:on|in)"
+    r"|(?:on|in|from)\s+(?:a|the|un|una|el|la)\s+(?:blog|forum|foro|podcast|newsletter|"
+    r"video|thread|hilo)"
     r"|(?:vi|he\s+visto|lei|he\s+leido|oi|escuche|encontre)\s+(?:un|una|el|la|unos|unas)\s+"
     r"(?:\w+\s+)?(?:anuncio|anuncios|articulo|post|video|noticia|reportaje|podcast|cartel|"
     r"charla|ponencia|tutorial|entrevista|documental|libro)"
@@ -253,7 +267,7 @@ def speaks_of_going(text: str) -> bool:
 # Words that say a state changed: "now", "left", "no longer", "ya no", "desde" ...
 CHANGE = re.compile(
     r"\b(?:now|nowadays|these\s+days|since|from\s+now|new|left|leaving|quit|goodbye|farewell|"
-    r"no\s+longer|any\s+more|anymore|instead|switched|moved|replaced|after|"
+    r"no\s+longer|no\s+more|any\s+more|anymore|instead|switched|moved|replaced|after|gone|"
     r"ahora|ya\s+no|desde|nuevo|nueva|deje|dejo|adios|despues|en\s+vez|cambie|me\s+fui)\b")
 
 
@@ -270,3 +284,38 @@ _I_VERB_FIRST = re.compile(
 def about_me(text: str) -> bool:
     return bool(_I.search(fold(text)) or re.search(r"\w+é\b", text)
                 or _I_VERB_FIRST.search(fold(text)))
+
+
+# A condition, a wish or a someday: "if the trains strike I'll drive", "I'd love to learn
+# Emacs one day", "ojalá algún día viva en Lisboa", "in case Actions goes down we could
+# fall back to Drone".
+HYPOTHETICAL = re.compile(
+    r"\b(?:if|unless|in\s+case|could|should|i'?d\s+(?:love|like|prefer)|i\s+wish|wish\s+i|"
+    r"hope\s+to|hoping\s+to|someday|some\s+day|one\s+day|dream\w*|"
+    r"ojala|algun\s+dia|en\s+caso\s+de|podria|podrias|deberia|deberiamos|me\s+gustaria|"
+    r"nos\s+gustaria|a\s+lo\s+mejor|sueno\s+con)\b")
+# News about a product, not a change of ours: "Python 3.14 release notes look interesting".
+PRODUCT_NEWS = re.compile(
+    r"\b(?:release\s+notes|changelog|roadmap|announced|announcement|beta|preview|"
+    r"notas\s+de\s+la\s+version|anunci\w+)\b")
+# Somebody close as the subject of the sentence: "My sister just moved to Dublin", "mi
+# compañero va en bici" (not "my partner and I moved", and not the manager asked about).
+RELATIVE_SUBJECT = re.compile(
+    r"(?:^|[.;!?]\s*)(?:my|our|his|her|their|a|an|mi|mis|su|sus|nuestro|nuestra|nuestros|"
+    r"nuestras|un|una)\s+(?:\w+\s+)?"
+    r"(?:sister|brother|colleague|coworker|co-worker|friend|mom|mum|mother|dad|father|"
+    r"parents|partner|wife|husband|cousin|neighbou?r|teammate|roommate|flatmate|son|"
+    r"daughter|hermana|hermano|madre|padre|padres|amiga|amigo|companera|companero|vecina|"
+    r"vecino|prima|primo|pareja|mujer|marido|hijo|hija)\b(?!\s+(?:and\s+i|y\s+yo)\b)")
+# A negation with no word of change: "nobody was convinced", "not switching", "but no";
+# "I don't drive any more" and "ya no uso Vim" are changes (:data:`CHANGE`).
+NEGATION = re.compile(r"\b(?:not|no|nobody|never|nothing|none|nadie|nunca|tampoco|ni|dont|"
+                      r"doesnt|didnt|wont|cant|isnt|arent|wasnt|werent)\b|\w+n't\b")
+
+
+def mere_mention(folded: str) -> bool:
+    """Whether a (folded) memory is a condition, a wish, news about a product, somebody
+    close's state, or a negation without a change: no statement of the user's state."""
+    return bool(HYPOTHETICAL.search(folded) or PRODUCT_NEWS.search(folded)
+                or RELATIVE_SUBJECT.search(folded)
+                or (NEGATION.search(folded) and not CHANGE.search(folded)))

@@ -28,350 +28,36 @@ import threading
 import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import date as _date
 
 from ..errors import InputError
-from ..ingest.dates import FULL_MONTHS
 from ..model import Fact
 from ..text import fold
+from .extract_rules import (
+    _ABBREVIATIONS,
+    _BUILTIN,
+    _CLAUSE_SEP,
+    _CLINICAL_LABELS,
+    _COMPANY_SUFFIXES,
+    _EDGE_PUNCT,
+    _HYPOTHETICAL,
+    _NEGATIONS,
+    _QUESTION,
+    _SENT_END,
+    _Rule,
+)
+from .extract_values import (
+    _clean_clinical,
+    _clean_list,
+    _clean_name,
+    _clean_tool,
+    _is_i,
+    _purpose,
+)
 
 __all__ = ["add_pattern", "extract_facts", "reset_patterns"]
 
 log = logging.getLogger(__name__)
-
-# ---------------------------------------------------------------------------------------------
-# Word lists (accent-folded, lower case)
-# ---------------------------------------------------------------------------------------------
-
-_MONTHS = frozenset(FULL_MONTHS)
-_WEEKDAYS = frozenset(
-    """monday tuesday wednesday thursday friday saturday sunday
-    lunes martes miercoles jueves viernes sabado domingo""".split()
-)
-# Words that say *when*, never part of a place or company name.
-_TIME = (
-    frozenset(
-        """now today tonight yesterday tomorrow currently recently lately nowadays already again
-        too also anymore still just finally last this next these since ago earlier soon
-        ahora hoy ayer manana anoche anteayer antier actualmente recientemente ya tambien
-        todavia aun desde hace hasta pasado pasada proximo proxima este esta estos estas
-        finalmente nuevamente ultimamente""".split()
-    )
-    | _MONTHS
-    | _WEEKDAYS
-)
-# Words that end a lower-case name: conjunctions, prepositions, pronouns, manner adverbs.
-_BOUNDARY = frozenset(
-    """and y e or o u but pero sino because porque as como with con without sin for por para
-    in en at on a al from to where donde which que who quien when cuando while mientras near
-    cerca outside fuera around close so then luego though although aunque if si unless until
-    after before during durante tras antes despues since i we my our mi nuestro nuestra
-    full-time part-time remotely remote remoto happily permanently temporarily""".split()
-)
-# A value cannot start with these: they introduce a description, not a name.
-_NOT_A_NAME = frozenset(
-    """a an my our your his her their its this that these those some any no not never every
-    each another other un una unos unas mi mis tu tus su sus nuestro nuestra nuestros nuestras
-    vuestro vuestra este esta estos estas ese esa esos esas aquel aquella lo otro otra algun
-    alguna ningun ninguna cada todo toda nunca it them him us me myself ourselves home casa
-    here there aqui alli alla aca remote remotely remoto equipo somewhere anywhere everywhere
-    nowhere night nights weekends same mismo misma nothing nada something algo""".split()
-)
-_ARTICLES = frozenset({"the", "el", "la", "los", "las"})
-# Lower-case words allowed inside a capitalised name ("Rio de Janeiro", "Bank of America").
-_CONNECTORS = frozenset(
-    "de del la las los el of the da das do dos di du van von der den am im upon sur le les &".split()
-)
-_UNITS = frozenset(
-    """day days week weeks month months year years dia dias semana semanas mes meses ano anos
-    hour hours hora horas""".split()
-)
-# Before a trigger, these mean the statement is denied or only imagined.
-_NEGATIONS = frozenset(
-    """not never no nunca jamas tampoco ni dont doesnt didnt havent hasnt wont cant cannot isnt
-    arent wasnt werent neither nor""".split()
-)
-_HYPOTHETICAL = frozenset(
-    """if si unless whether would could might may maybe perhaps quizas quiza ojala wish hope
-    want wanna plan planning planeo quiero queremos espero will ll going gonna voy vamos
-    should deberia podria used solia thinking pensando considering considerando dream""".split()
-)
-# Ends a stack or tool list: a new clause starts here.
-_LIST_BOUNDARY = frozenset(
-    """but pero because porque since desde although aunque though which que who where donde
-    when cuando while mientras until hasta except excepto salvo sino unless""".split()
-)
-_PRONOUNS = frozenset(
-    """i we you they he she it my our yo nosotros nosotras mi mis nuestro nuestra nuestros
-    nuestras me nos""".split()
-)
-# Time phrases that trail a list value ("Python and Go now", "... el mes pasado").
-_TRAILING = frozenset(
-    tuple(p.split())
-    for p in (
-        "now|today|currently|too|also|already|again|anymore|yesterday|nowadays|still|"
-        "these days|right now|for now|at the moment|last week|last month|last year|this week|"
-        "this month|this year|ahora|hoy|ayer|actualmente|tambien|ya|todavia|ahora mismo|"
-        "por ahora|de nuevo|otra vez|el mes pasado|la semana pasada|el ano pasado|este mes|"
-        "este ano|esta semana|hoy en dia|en la actualidad"
-    ).split("|")
-)
-# Word before "trabajo"/"uso" that makes it a noun ("mi trabajo en ...", "el uso de ...").
-_NOUN_BEFORE = frozenset(
-    """mi tu su el un del al buen mal gran este ese nuestro vuestro cuyo otro primer nuevo
-    de en con sin para por sobre tanto poco""".split()
-)
-_PURPOSE_LEAD = frozenset(
-    """the our my all a an el la los las un una nuestro nuestra nuestros nuestras mi mis todo
-    toda todos todas""".split()
-)
-# "Dr." and "St." do not end a sentence; "Corp." does when a capitalised word follows.
-_ABBREVIATIONS = frozenset("dr dra mr mrs ms sr sra srta st av avda prof jr vs etc eg ie".split())
-_COMPANY_SUFFIXES = frozenset("corp inc ltd co llc sa sl gmbh plc".split())
-
-_HARD_STOPS = re.compile(r"[,;:()\[\]{}\"“”«»!?¿¡|]|\s[-–—]\s|[–—]|\.\.\.|…")
-_LIST_STOPS = re.compile(r"[;()\[\]{}\"“”«»!?¿¡|]|\s[-–—]\s|[–—]|\.\.\.|…|\.(?=\s|$)")
-_NUMBERISH = re.compile(r"^\d[\d.,:/h-]*(?:am|pm|h)?$", re.IGNORECASE)
-_EDGE_PUNCT = ".,;:!?…'\"“”‘’«»()[]{}*_`"
-_CLAUSE_SEP = re.compile(r"[,;:]|\b(?:but|pero|and|y|because|porque|so|then|entonces|sino)\b")
-_QUESTION = re.compile(
-    r"^\W*(?:(?:where|what|which|when|how|why|who|donde|cuando|como|que|cual|quien)\s+)?"
-    r"(?:do|does|did|am|are|is|was|were|can|could|should|would|will|have|has|shall)"
-    r"\s+(?:i|we|you)\b",
-    re.IGNORECASE,
-)
-_SENT_END = re.compile(r"[.!?;…]+[\"'”’)\]]*(?=\s)")
-
-# ---------------------------------------------------------------------------------------------
-# Rules
-# ---------------------------------------------------------------------------------------------
-
-_ADV = (
-    r"(?:now|currently|still|also|actually|just|recently|finally|officially|already|happily|"
-    r"permanently|really)"
-)
-_ADV_ES = r"(?:ahora|actualmente|ya|tambien|todavia|aun|finalmente|por\s+fin)"
-_AP = r"['’]"
-# Built-in rule values are captured inside a lookahead so that two statements on one line
-# ("I live in Madrid. I moved to Valencia ...") are both found by one finditer.
-_VALUE = r"(?=(?P<value>[^\n]*))"
-_TOOL_VALUE = r"(?P<value>(?:[^\n.;!?]|\.(?=\S))+?)"
-
-
-@dataclass(frozen=True)
-class _Rule:
-    """One extraction rule. ``kind`` picks the cleaning: name, list, tool, clinical, custom."""
-
-    pattern: re.Pattern[str]
-    attribute: str
-    subject: str = "user"
-    value_group: str | int = "value"
-    kind: str = "name"
-    noun_before: frozenset[str] = field(default_factory=frozenset)
-    # Built-in rules only: plain lower-case, accent-free strings, one of which every match
-    # contains at a word start. They let long texts skip the rule where none occurs.
-    keys: tuple[str, ...] = ()
-
-
-def _rule(
-    pattern: str,
-    attribute: str,
-    kind: str = "name",
-    *,
-    keys: tuple[str, ...],
-    subject: str = "user",
-    flags: int = 0,
-    noun_before: frozenset[str] = frozenset(),
-) -> _Rule:
-    compiled = re.compile(pattern, re.IGNORECASE | flags)
-    return _Rule(compiled, attribute, subject, "value", kind, noun_before, keys)
-
-
-_CLINICAL_LABELS = {
-    "diagnosis": "diagnosis",
-    "diagnoses": "diagnosis",
-    "diagnostico": "diagnosis",
-    "diagnosticos": "diagnosis",
-    "treatment": "treatment",
-    "treatments": "treatment",
-    "tratamiento": "treatment",
-    "tratamientos": "treatment",
-    "medication": "medication",
-    "medications": "medication",
-    "medicacion": "medication",
-    "medicaciones": "medication",
-    "medicamento": "medication",
-    "medicamentos": "medication",
-}
-
-_BUILTIN: tuple[_Rule, ...] = (
-    # --- where the user lives ------------------------------------------------------------------
-    _rule(
-        rf"\b(?:I|we)(?:\s+(?:{_ADV}\s+)?live\s+(?:{_ADV}\s+)?in"
-        rf"|(?:\s+am|{_AP}m|\s+are|{_AP}re)\s+(?:{_ADV}\s+)?(?:living|based)\s+in"
-        rf"|(?:\s+have|{_AP}ve)\s+(?:{_ADV}\s+)?been\s+living\s+in"
-        rf"|(?:\s+have|{_AP}ve)?\s+(?:{_ADV}\s+)?(?:moved|relocated)\s+(?:back\s+|over\s+)?to"
-        rf")\s+{_VALUE}",
-        "location",
-        keys=("liv", "based", "moved", "relocat"),
-    ),
-    _rule(
-        rf"\b(?:vivo|vivimos|resido|residimos|estoy\s+viviendo|estamos\s+viviendo)"
-        rf"\s+(?:{_ADV_ES}\s+)?en\s+{_VALUE}",
-        "location",
-        keys=("viv", "resid"),
-    ),
-    _rule(
-        rf"\b(?:me\s+(?:he\s+)?(?:mude|mudado|traslade|trasladado)"
-        rf"|nos\s+(?:hemos\s+)?(?:mudamos|mudado|trasladamos|trasladado))"
-        rf"\s+(?:{_ADV_ES}\s+)?a\s+{_VALUE}",
-        "location",
-        keys=("mud", "traslad"),
-    ),
-    _rule(
-        rf"\b(?:me\s+(?:fui|vine)|nos\s+(?:fuimos|vinimos))\s+a\s+vivir"
-        rf"\s+(?:{_ADV_ES}\s+)?(?:a|en)\s+{_VALUE}",
-        "location",
-        keys=("viv",),
-    ),
-    _rule(
-        rf"\b(?:(?:I|we)(?:\s+have|{_AP}ve)?\s+(?:finally\s+)?settled"
-        rf"|(?:my|our)\s+new\s+(?:home|flat|apartment|house|place)\s+is)\s+in\s+{_VALUE}",
-        "location",
-        keys=("settled", "my new", "our new"),
-    ),
-    _rule(
-        rf"\b(?:me\s+(?:he\s+)?instal(?:e|ado)|nos\s+(?:hemos\s+)?instal(?:amos|ado))"
-        rf"\s+(?:{_ADV_ES}\s+)?en\s+{_VALUE}",
-        "location",
-        keys=("me ", "nos "),
-    ),
-    # --- who the user reports to ---------------------------------------------------------------
-    _rule(
-        rf"\b(?:my\s+(?:new\s+)?(?:line\s+|direct\s+)?(?:manager|boss)\s+is"
-        rf"|I\s+(?:{_ADV}\s+)?report(?:\s+directly)?\s+to)\s+{_VALUE}",
-        "manager",
-        keys=("manager", "boss", "report"),
-    ),
-    _rule(
-        rf"\b(?:mi\s+(?:nuevo\s+|nueva\s+)?(?:jefe|jefa|responsable|manager)"
-        rf"(?:\s+(?:nuevo|nueva|directo|directa))?\s+es"
-        rf"|(?:{_ADV_ES}\s+)?(?:le\s+)?reporto\s+a)\s+{_VALUE}",
-        "manager",
-        keys=("jefe", "jefa", "responsable", "manager", "reporto"),
-    ),
-    _rule(  # a hand-over: the team (or the user) now sits under someone else
-        rf"\b(?:(?:my|our|the)\s+team\s+(?:was|has\s+been|got)\s+handed\s+over\s+to"
-        rf"|I\s+(?:was|have\s+been|got)\s+(?:{_ADV}\s+)?(?:moved|put)\s+under"
-        rf"|(?:my|our)\s+new\s+(?:line\s+)?(?:manager|boss|lead)\s+is)\s+{_VALUE}",
-        "manager",
-        keys=("handed", "under", "new"),
-    ),
-    _rule(
-        rf"\b(?:(?:mi|nuestro|el)\s+equipo\s+(?:pas[oó]|ha\s+pasado)\s+a\s+manos\s+de"
-        rf"|(?:ahora\s+)?dependo\s+(?:directamente\s+)?de"
-        rf"|me\s+(?:pusieron|han\s+puesto)\s+(?:a\s+cargo\s+de|bajo))\s+{_VALUE}",
-        "manager",
-        keys=("manos", "dependo", "pusieron", "puesto"),
-    ),
-    # --- where the user works ------------------------------------------------------------------
-    _rule(
-        rf"\b(?:I|and)(?:\s+(?:{_ADV}\s+)?work"
-        rf"|(?:\s+am|{_AP}m)\s+(?:{_ADV}\s+)?working"
-        rf"|(?:\s+have|{_AP}ve)\s+(?:{_ADV}\s+)?been\s+working)"
-        rf"\s+(?:as\s+(?:an?\s+)?(?:[\w-]+\s+){{1,4}}?)?(?:at|for)\s+{_VALUE}",
-        "employer",
-        keys=("work",),
-    ),
-    _rule(
-        rf"\bI(?:\s+have|{_AP}ve)?\s+(?:{_ADV}\s+)?(?:joined"
-        rf"|started\s+(?:working\s+|a\s+new\s+job\s+)?(?:at|for)"
-        rf"|began\s+working\s+(?:at|for))\s+{_VALUE}",
-        "employer",
-        keys=("join", "start", "began"),
-    ),
-    _rule(
-        rf"\b(?:(?:my\s+)?first\s+(?:day|week|month)\s+(?:at|with)"
-        rf"|(?:my\s+)?new\s+job\s+(?:at|with)"
-        rf"|accepted\s+(?:an|the|their)\s+(?:job\s+)?offer\s+from"
-        rf"|(?:I\s+was|I\s+got|I{_AP}ve\s+been|I\s+have\s+been|got)\s+hired\s+(?:at|by)"
-        rf"|signed\s+(?:a\s+contract\s+)?with)\s+{_VALUE}",
-        "employer",
-        keys=("first", "new job", "accepted", "hired", "signed"),
-    ),
-    _rule(
-        rf"\b(?:(?:mi\s+)?primer\s+(?:dia|semana|mes)\s+(?:en|con)"
-        rf"|(?:mi\s+)?nuevo\s+(?:trabajo|empleo)\s+(?:en|con)"
-        rf"|me\s+(?:contrataron|han\s+contratado|ficharon|han\s+fichado)\s+(?:en|para)"
-        rf"|empece\s+(?:hoy\s+|ayer\s+|esta\s+semana\s+)?(?:a\s+trabajar\s+)?(?:en|para))"
-        rf"\s+{_VALUE}",
-        "employer",
-        keys=("primer", "nuevo", "me contrat", "me han", "me fich", "empece"),
-    ),
-    _rule(
-        rf"\b(?:trabajo|trabajamos|estoy\s+trabajando|estamos\s+trabajando)"
-        rf"\s+(?:{_ADV_ES}\s+)?(?:como\s+(?:[\w-]+\s+){{1,4}}?)?(?:en|para)\s+{_VALUE}",
-        "employer",
-        noun_before=_NOUN_BEFORE,
-        keys=("trabaj",),
-    ),
-    _rule(
-        rf"\b(?:entre|empece|comence)\s+(?:a\s+trabajar\s+)?(?:en|para)\s+{_VALUE}",
-        "employer",
-        keys=("entre", "empec", "comenc"),
-    ),
-    _rule(
-        rf"\b(?:me\s+incorpore|me\s+he\s+incorporado|nos\s+incorporamos|me\s+uni|fiche)"
-        rf"\s+(?:a|en|por)\s+{_VALUE}",
-        "employer",
-        keys=("incorpor", "me uni", "fiche"),
-    ),
-    # --- the stack ---------------------------------------------------------------------------------
-    _rule(
-        rf"\b(?:my|our)\s+(?:(?:tech|technology|current|main|usual|default|preferred|"
-        rf"favou?rite|new)\s+)*stack(?:\s+(?:now\s+)?(?:is|are|has\s+become)(?:\s+now)?|{_AP}s)"
-        rf"\s*:?\s*{_VALUE}",
-        "stack",
-        "list",
-        keys=("stack",),
-    ),
-    _rule(
-        rf"\b(?:mi|nuestro)\s+stack\s+(?:(?:tecnologico|actual|principal|habitual|nuevo)\s+)*"
-        rf"(?:ahora\s+)?(?:es|son)(?:\s+ahora)?\s*:?\s*{_VALUE}",
-        "stack",
-        "list",
-        keys=("stack",),
-    ),
-    _rule(
-        rf"\b(?:we|I)(?:\s+(?:{_ADV}\s+)?use"
-        rf"|(?:\s+are|{_AP}re|\s+am|{_AP}m)\s+(?:{_ADV}\s+)?using"
-        rf"|(?:\s+have|{_AP}ve)\s+been\s+using)"
-        rf"\s+(?={_TOOL_VALUE}\s+(?:for|as(?:\s+(?:our|my|the|an?))?)\s+(?P<purpose>[^\n]*))",
-        "tool:",
-        "tool",
-        keys=("use ", "using"),
-    ),
-    _rule(
-        rf"\b(?:usamos|utilizamos|empleamos|uso|utilizo|estamos\s+usando|estamos\s+utilizando)"
-        rf"\s+(?={_TOOL_VALUE}\s+(?:para|como)\s+(?P<purpose>[^\n]*))",
-        "tool:",
-        "tool",
-        noun_before=_NOUN_BEFORE,
-        keys=("usamos", "uso ", "usando", "utiliz", "emple"),
-    ),
-    # --- clinical headers ----------------------------------------------------------------------------
-    _rule(
-        r"^[ \t>*#•-]*(?:\*\*|__)?(?P<label>" + "|".join(_CLINICAL_LABELS) + r")"
-        r"(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]*(?P<value>[^\n]*)",
-        "clinical",
-        "clinical",
-        subject="patient",
-        flags=re.MULTILINE,
-        keys=("diagn", "trat", "treat", "medic"),
-    ),
-)
-
 
 def _trigger_index(rules: tuple[_Rule, ...]) -> dict[str, frozenset[int]]:
     """Which built-in rules each key can trigger."""
@@ -451,10 +137,6 @@ def reset_patterns() -> None:
 # ---------------------------------------------------------------------------------------------
 # Text helpers
 # ---------------------------------------------------------------------------------------------
-
-
-def _fold_word(word: str) -> str:
-    return fold(word.strip(_EDGE_PUNCT))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -589,11 +271,6 @@ def _is_question(segment: str) -> bool:
     return "?" in segment or "¿" in segment or bool(_QUESTION.match(segment))
 
 
-def _is_i(word: str) -> bool:
-    core = word.strip(_EDGE_PUNCT).replace("’", "'")
-    return core == "I" or core.startswith("I'")
-
-
 def _writes_capitals(segment: str) -> bool:
     """Whether the writer capitalises names here (any capital beyond the first word and 'I')."""
     words = [w.strip(_EDGE_PUNCT) for w in segment.split()]
@@ -615,181 +292,6 @@ def _denied(prefix: str) -> bool:
         if word in _NEGATIONS or word in _HYPOTHETICAL:
             return True
     return False
-
-
-def _capitalised(word: str) -> bool:
-    return any(c.isupper() for c in word)
-
-
-def _number_then_unit(words: list[str], i: int) -> bool:
-    return (
-        _NUMBERISH.match(words[i].strip(_EDGE_PUNCT)) is not None
-        and i + 1 < len(words)
-        and _fold_word(words[i + 1]) in _UNITS
-    )
-
-
-def _strip_edges(value: str) -> str:
-    return value.strip().strip(_EDGE_PUNCT).strip()
-
-
-def _strip_trailing_phrases(words: list[str]) -> list[str]:
-    changed = True
-    while changed and words:
-        changed = False
-        for n in (4, 3, 2, 1):
-            if len(words) > n and tuple(_fold_word(w) for w in words[-n:]) in _TRAILING:
-                words = words[:-n]
-                changed = True
-                break
-        if words and not words[-1].strip(_EDGE_PUNCT):
-            words = words[:-1]
-            changed = True
-    return words
-
-
-# ---------------------------------------------------------------------------------------------
-# Value cleaning
-# ---------------------------------------------------------------------------------------------
-
-
-def _clean_name(raw: str, writer_caps: bool) -> str | None:
-    """A place or company name out of the text that follows a trigger, or None."""
-    raw = raw.lstrip(" \t'\"“”‘’«*_`")
-    cut = _HARD_STOPS.search(raw)
-    if cut:
-        raw = raw[: cut.start()]
-    words = raw.split()
-    had_article = False
-    while len(words) > 1 and words[0] in _ARTICLES:  # lower-case only: "La Coruña" stays
-        words = words[1:]
-        had_article = True
-    if not words:
-        return None
-    first = words[0].strip(_EDGE_PUNCT)
-    ffold = fold(first)
-    if (
-        not first
-        or _NUMBERISH.match(first)
-        or (
-            not _capitalised(first)
-            and (ffold in _NOT_A_NAME or ffold in _TIME or ffold in _BOUNDARY or ffold in _ARTICLES)
-        )
-    ):
-        return None
-    if _capitalised(first):
-        kept = [words[0]]
-        stopped_at: str | None = None
-        for i in range(1, len(words)):
-            w = words[i]
-            core = w.strip(_EDGE_PUNCT)
-            if not core or _is_i(w) or _number_then_unit(words, i):
-                stopped_at = core
-                break
-            if core in _CONNECTORS:
-                kept.append(w)
-            elif _capitalised(core) and fold(core) not in _TIME:
-                kept.append(w)
-            elif core[0].isdigit():
-                kept.append(w)
-            else:
-                stopped_at = core
-                break
-        while len(kept) > 1 and kept[-1].strip(_EDGE_PUNCT) in _CONNECTORS:
-            kept.pop()
-        # "Acme's data team": a possessive before a noun; "McDonald's in Madrid" keeps it.
-        last = kept[-1].replace("’", "'")
-        if stopped_at and last.endswith("'s") and fold(stopped_at) not in _BOUNDARY | _TIME:
-            kept[-1] = kept[-1][:-2]
-    else:
-        if writer_caps or had_article:
-            return None  # this writer capitalises names: a lower-case value is not one
-        kept = [words[0]]
-        for i in range(1, len(words)):
-            f = _fold_word(words[i])
-            if not f or f in _TIME or f in _BOUNDARY or _number_then_unit(words, i):
-                break
-            kept.append(words[i])
-    if len(kept) > 8:
-        return None
-    value = _strip_edges(" ".join(kept))
-    return value or None
-
-
-def _clean_list(raw: str) -> str | None:
-    """A stack or tool list: keeps commas and 'and', drops a trailing clause or time phrase."""
-    raw = raw.lstrip(" \t'\"“”‘’«*_`:")
-    cut = _LIST_STOPS.search(raw)
-    if cut:
-        raw = raw[: cut.start()]
-    words = raw.split()
-    while words and _fold_word(words[0]) in _TIME:
-        words = words[1:]
-    kept: list[str] = []
-    for i, w in enumerate(words):
-        f = _fold_word(w)
-        if i and f in _LIST_BOUNDARY:
-            break
-        if i and f in {"and", "y", "e"} and i + 1 < len(words):
-            if _fold_word(words[i + 1]) in _PRONOUNS:
-                break
-        if i and f in _PRONOUNS and words[i - 1].endswith(","):
-            break
-        kept.append(w)
-    kept = _strip_trailing_phrases(kept)
-    if not kept:
-        return None
-    first = fold(kept[0].strip(_EDGE_PUNCT))
-    if not first or first in _NOT_A_NAME or first in _NEGATIONS:
-        return None
-    if len(kept) > 20:
-        return None
-    value = _strip_edges(" ".join(kept))
-    return value or None
-
-
-def _clean_tool(raw: str) -> str | None:
-    words = raw.split()
-    while len(words) > 1 and words[0] in _ARTICLES:
-        words = words[1:]
-    value = _clean_list(" ".join(words))
-    if value is None or len(value.split()) > 6:
-        return None
-    return value
-
-
-def _purpose(raw: str) -> str | None:
-    """'the CI/CD pipeline' -> 'ci/cd pipeline': the normalised name of what a tool is for."""
-    cut = _HARD_STOPS.search(raw)
-    if cut:
-        raw = raw[: cut.start()]
-    words = raw.split()
-    while words and _fold_word(words[0]) in _PURPOSE_LEAD:
-        words = words[1:]
-    kept: list[str] = []
-    for i, w in enumerate(words):
-        f = _fold_word(w)
-        if not f or (i and (f in _BOUNDARY or f in _TIME)):
-            break
-        kept.append(w)
-    if not kept or len(kept) > 4:
-        return None
-    first = _fold_word(kept[0])
-    if first in _TIME or first in _UNITS or first in _NOT_A_NAME or first in _BOUNDARY:
-        return None
-    if _NUMBERISH.match(first):
-        return None
-    norm = re.sub(r"[^a-z0-9/+#.\- ]+", " ", fold(" ".join(kept)))
-    norm = " ".join(norm.split()).strip(".-")
-    return norm or None
-
-
-def _clean_clinical(raw: str) -> str | None:
-    value = raw.replace("**", "").replace("__", "").strip()
-    value = value.rstrip(" .;,")
-    if len(value) > 500:
-        value = value[:500].rsplit(" ", 1)[0] + "…"
-    return value or None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -623,3 +623,33 @@ def test_a_log_line_reads_as_json_loads_reads_it(pieces: list[bytes]) -> None:
     if not line:
         return
     assert FactTimeline._parse(line) == _reference_parse(line)
+
+
+# Changes said the way people write them, each family in the language it is common in.
+@pytest.mark.parametrize("text,attribute,value", [
+    ("Started at Hooli this week.", "employer", "Hooli"),
+    ("Joined Globex as an SRE.", "employer", "Globex"),
+    ("Now I'm at Aviato.", "employer", "Aviato"),
+    ("I'm now working at Aviato as an SRE.", "employer", "Aviato"),
+    ("We switched the CI from Jenkins to GitHub Actions.", "ci", "GitHub Actions"),
+    ("Moved our pipelines from Travis to CircleCI.", "ci", "CircleCI"),
+    ("Jenkins was shut down; every pipeline runs on GitHub Actions now.", "ci",
+     "GitHub Actions"),
+    ("Migramos la CI de Jenkins a TeamCity.", "ci", "TeamCity"),
+    ("Bumped every service to Python 3.13.", "runtime", "Python 3.13"),
+    ("Actualizamos los servicios a Python 3.14.", "runtime", "Python 3.14"),
+    ("Sold the car; I cycle to the office now.", "commute", "cycle"),
+    ("I take the train to work.", "commute", "train"),
+])
+def test_a_change_said_plainly_is_extracted(text: str, attribute: str, value: str) -> None:
+    facts = extract_facts(text, date="2025-01-01", source="L-x")
+    assert [(f.attribute, f.value) for f in facts] == [(attribute, value)]
+
+
+@pytest.mark.parametrize("text", [
+    "We evaluated CircleCI but stayed with Jenkins.", "I don't cycle to work anymore.",
+    "If I joined Globex I would move.", "The job started at 9:00.", "I'm now at the airport.",
+    "Started at 9 with coffee.", "We might move our pipelines to Drone.",
+])
+def test_a_rejection_plan_or_time_is_no_change(text: str) -> None:
+    assert extract_facts(text, date="2025-01-01", source="L-x") == []

@@ -300,6 +300,67 @@ _BUILTIN: tuple[_Rule, ...] = (
         "employer",
         keys=("incorpor", "me uni", "fiche"),
     ),
+    # A note that starts with the verb ("Started at Hooli this week", "Joined Globex") and
+    # "I'm now at Aviato" / "now I'm at Aviato".
+    _rule(
+        rf"(?:^|(?<=[.;!]\s))(?:just\s+|finally\s+|officially\s+)?(?:joined"
+        rf"|started\s+(?:working\s+|a\s+new\s+job\s+)?(?:at|for|with))\s+{_VALUE}",
+        "employer",
+        flags=re.MULTILINE,
+        keys=("join", "start"),
+    ),
+    _rule(
+        rf"\b(?:I(?:\s+am|{_AP}m)\s+now|now\s+I(?:\s+am|{_AP}m))\s+(?:working\s+)?(?:at|with|for)"
+        rf"\s+{_VALUE}",
+        "employer",
+        keys=("now",),
+    ),
+    # --- the CI, the services' Python, the commute (what a team or the user runs on) -----
+    _rule(
+        rf"\b(?:switched|moved|migrated|ported)\s+(?:over\s+)?(?:all\s+|every\s+|the\s+|our\s+)*"
+        rf"(?:ci|pipelines?|builds?|ci\s+jobs?)\s+(?:from\s+(?:[\w.-]+\s+){{1,3}}?)?"
+        rf"(?:to|onto|over\s+to|into)\s+{_VALUE}",
+        "ci",
+        keys=("switch", "moved", "migrat", "ported"),
+    ),
+    _rule(
+        rf"\b(?:migramos|movimos|pasamos|cambiamos)\s+(?:toda\s+|todos\s+|todas\s+)?"
+        rf"(?:la\s+ci|el\s+ci|los\s+pipelines|las\s+builds|la\s+integracion\s+continua)"
+        rf"\s+(?:de\s+(?:[\w.-]+\s+){{1,3}}?)?a\s+{_VALUE}",
+        "ci",
+        keys=("migramos", "movimos", "pasamos", "cambiamos"),
+    ),
+    _rule(
+        rf"\b(?:every|each|all(?:\s+(?:of\s+)?our)?|our|the)\s+(?:pipelines?|builds?|ci\s+jobs?)"
+        rf"\s+(?:now\s+)?(?:run|runs|go|goes|live|lives)\s+(?:now\s+)?(?:on|in|through)\s+{_VALUE}",
+        "ci",
+        keys=("every", "each", "all", "our", "the"),
+    ),
+    _rule(
+        r"\b(?:bumped|upgraded|moved|migrated|updated)\s+(?:all\s+|every\s+|the\s+|our\s+)*"
+        r"(?:python\s+)?(?:services?|backend|backends)\s+to\s+(?=(?P<value>python\s+\d+(?:\.\d+)*))",
+        "runtime",
+        keys=("bump", "upgrad", "moved", "migrat", "updat"),
+    ),
+    _rule(
+        r"\b(?:actualizamos|subimos|migramos|pasamos)\s+(?:todos\s+)?(?:los\s+)?servicios"
+        r"\s+a\s+(?=(?P<value>python\s+\d+(?:\.\d+)*))",
+        "runtime",
+        keys=("actualizamos", "subimos", "migramos", "pasamos"),
+    ),
+    _rule(
+        rf"\bI\s+(?:{_ADV}\s+)?(?P<value>cycle|bike|drive|walk)\s+to\s+(?:the\s+office|work)\b",
+        "commute",
+        "custom",
+        keys=("cycle", "bike", "drive", "walk"),
+    ),
+    _rule(
+        rf"\bI\s+(?:{_ADV}\s+)?(?:take|ride)\s+(?:the|my)\s+(?P<value>bus|train|tram|metro|"
+        r"subway|ferry|bike|scooter)\s+to\s+(?:the\s+office|work)\b",
+        "commute",
+        "custom",
+        keys=("take", "ride"),
+    ),
     # --- the stack ---------------------------------------------------------------------------------
     _rule(
         rf"\b(?:my|our)\s+(?:(?:tech|technology|current|main|usual|default|preferred|"

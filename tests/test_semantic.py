@@ -387,6 +387,7 @@ def test_without_the_extra_installed_everything_works_and_doctor_says_how(
     r = run("doctor", "--no-server")
     assert "the extra is not installed" in r.stdout
     assert "pip install 'ihmt[semantic]'" in r.stdout
+    assert "answered the same without it" in r.stdout  # what the extra adds, and what not
     assert not (tmp_path / "s" / "ihmt_memory" / "state" / "vectors" / "general.vec").exists()
 
 

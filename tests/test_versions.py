@@ -357,3 +357,9 @@ def test_a_sentence_start_is_no_name_that_links_another_attribute(tmp_path: Path
         ("2026-02-03", "Me mudé a Valencia. The new flat is near the Turia gardens.")])
     mem.save("Trabajo en Nimbus Labs desde hoy. Mi stack es Python.", date="2026-02-10")
     assert mem.search("where do I live?").best.id == ids[1]
+
+
+def test_a_stated_change_with_a_condition_elsewhere_still_leads(tmp_path: Path) -> None:
+    mem, ids = _store(tmp_path, [("2022-01-01", "I live in Porto."),
+                                 ("2024-01-01", "I moved to Lyon; if the job works out we stay.")])
+    assert mem.search("where do I live?").best.id == ids[1]

@@ -84,14 +84,16 @@ def _in_context(h: Hit, attribute: str) -> bool:
     return any(in_context(text, n, attribute) for n in AMBIGUOUS.get(attribute, ()))
 
 
-def states_something(text: str) -> bool:
+def states_something(text: str, stated: bool = False) -> bool:
     """False for a memory that rejects, plans or only imagines what it mentions, tells of
     something seen or read about (an ad, an article), of helping someone else, of somebody
     close's state, of news about a product, or denies without a change
-    (:func:`ihmt.search.topic_words.mere_mention`)."""
+    (:func:`ihmt.search.topic_words.mere_mention`). A memory a rule extracted a fact from
+    (``stated``) is judged by the rule clause by clause ("I moved to Lyon; if the job works
+    out we stay" states Lyon), so the conditions and denials elsewhere in it do not count."""
     folded = fold(text)
     return not (REJECT.search(folded) or MEDIA.search(folded) or OTHERS.search(folded)
-                or mere_mention(folded))
+                or (not stated and mere_mention(folded)))
 
 
 def version_group(candidates: list[Hit], fact_sources: list[str],
@@ -121,7 +123,7 @@ def version_group(candidates: list[Hit], fact_sources: list[str],
         if not h.date:
             continue
         text = h.excerpt or h.text
-        if not states_something(text):
+        if not states_something(text, stated=h.id in fact_sources):
             continue
         if h.id not in fact_sources and FORMER.search(fold(text)):
             continue

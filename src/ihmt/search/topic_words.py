@@ -77,7 +77,7 @@ REJECT = re.compile(
     r"nos\s+planteamos|me\s+plantee|planteamos|se\s+hablo|fuera\s+mi|fuese\s+mi|"
     r"probablemente|no\s+paso|no\s+ocurrio|no\s+salio|ni\s+hablar|no\s+es\s+lo\s+mio|"
     r"vamos\s+a\s+probar|queria\s+que|quisieron|turning\s+(?:\w+\s+)?down|turn\s+(?:\w+\s+)?down|"
-    r"we\s+stay|we'?re\s+staying|i'?m\s+staying|staying\s+(?:here|where)|sigo\s+donde|"
+    r"we'?re\s+staying|i'?m\s+staying|staying\s+(?:here|where)|sigo\s+donde|"
     r"seguimos\s+donde|nos\s+quedamos\s+donde|me\s+quedo\s+donde|look\w*\s+promising|"
     r"sounds?\s+promising|waste\s+of\s+time)\b")
 # Something seen or read about, not the user's own state: "saw an ad for cycling to work",

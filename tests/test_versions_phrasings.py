@@ -190,3 +190,35 @@ def test_third_set_a_trap_does_not_lead(tmp_path: Path, now: str,
     ids = [mem.save(t, date=d).ids[0] for d, t in versions]
     mem.save(trap, date="2025-06-01")
     assert mem.search(now).best.id == ids[-1]
+
+
+# Real changes said with a negation, a condition or a maybe beside them: the filters that
+# keep traps out must not drop them (a stale answer is the worst answer).
+CHANGES_WITH_HEDGES = [
+ ("how do I get to the office?", "I drive to the office.", "I'm not driving anymore; I take the bus to work."),
+ ("what CI do we use?", "Jenkins runs our builds.", "No more Jenkins: every build runs on Buildkite."),
+ ("where do I work?", "I work at Initech.", "I don't work at Initech anymore, I joined Hooli."),
+ ("what CI do we use?", "Jenkins runs our builds.", "We couldn't keep Travis, so the pipelines moved to CircleCI."),
+ ("where do I live?", "I live in Porto.", "Finally moved to Berlin, couldn't be happier."),
+ ("where do I live?", "I live in Porto.", "Living in Lisbon now, would recommend."),
+ ("when is standup?", "Standup is at 9:30.", "Standup is at 10:00 now, if anyone asks."),
+ ("who is my manager?", "My manager is Ana Ruiz.", "Ben Cole is my manager now; nothing else changed."),
+ ("which editor do I use?", "My editor is Vim.", "Never thought I'd leave Vim, but VS Code is my editor now."),
+ ("¿dónde vivo?", "Vivo en Oviedo.", "Ya no vivo en Oviedo: me mudé a Murcia."),
+ ("¿qué editor uso?", "Mi editor es Vim.", "No vuelvo a Vim; ahora uso Zed."),
+ ("which Python version do our services use?", "Services run on Python 3.10.", "Services run on Python 3.12; nobody misses 3.10."),
+ ("where do I work?", "I work at Initech.", "Could not be happier: started at Hooli this week."),
+ ("what package manager do we use?", "We use npm.", "We should have done this sooner: pnpm everywhere now."),
+]
+HEDGE_MISSES = {"Services run on Python 3.12; nobody misses 3.10."}
+
+
+@pytest.mark.parametrize("now,old,new", [
+    pytest.param(*c, marks=pytest.mark.xfail(strict=True, reason="known miss"))
+    if c[2] in HEDGE_MISSES else c for c in CHANGES_WITH_HEDGES])
+def test_a_change_with_a_hedge_beside_it_still_leads(tmp_path: Path, now: str, old: str,
+                                                     new: str) -> None:
+    mem = Memory.open(tmp_path / "m", create=True)
+    mem.save(old, date="2022-01-01")
+    want = mem.save(new, date="2024-01-01").ids[0]
+    assert mem.search(now).best.id == want

@@ -61,17 +61,17 @@ VOCABULARY: dict[str, str] = {
 REJECT = re.compile(
     r"\b(?:turned\s+\w+\s+down|turned\s+down|declined|decided\s+against|said\s+no|not\s+for\s+me"
     r"|voted\s+(?:it\s+)?down|but\s+(?:we\s+)?stayed|stayed\s+with|held\s+off|evaluated|"
-    r"thought\s+about|considering|might|maybe|would|proposed|suggested|interviewed|"
+    r"thought\s+about|considering|proposed|suggested|interviewed|"
     r"too\s+far|no\s+(?:nos|me)\s+\w+|rechac\w*|dije\s+que\s+no|se\s+voto\s+que\s+no|"
     r"pense\s+en|propus\w*|propuso|evaluamos|no\s+cambiamos|no\s+es\s+para\s+mi|"
-    r"al\s+final\s+no|esperamos|quizas|tal\s+vez|podriamos|"
+    r"al\s+final\s+no|esperamos|"
     r"not\s+for\s+us|(?:was\s*n'?t|was\s+not)\s+for\s+(?:us|me)|"
     r"(?:did\s*n'?t|did\s+not)\s+(?:work\s+out|stick|convince|like\s+it)|ruled\s+out|"
     r"no\s+(?:nos|me)\s+convenci\w*|descart\w*|discarded|"
     # plans, wishes and talk that did not come true
     r"considered|contemplat\w*|thinking\s+(?:of|about)|talk\s+of|pitched|wanted\s+to|"
     r"asked\s+(?:to|for|us\s+to|me\s+to)|planning|plan\s+to|won'?t|"
-    r"probably|perhaps|possibly|rejected|declined|"
+    r"rejected|declined|"
     r"(?:did\s*n'?t|did\s+not|never)\s+happen\w*|fell\s+through|not\s+my\s+thing|"
     r"so\s+no|nope|staying\s+put|stay\s+put|still\s+not|no\s+thanks|"
     r"nos\s+planteamos|me\s+plantee|planteamos|se\s+hablo|fuera\s+mi|fuese\s+mi|"
@@ -268,6 +268,7 @@ def speaks_of_going(text: str) -> bool:
 CHANGE = re.compile(
     r"\b(?:now|nowadays|these\s+days|since|from\s+now|new|left|leaving|quit|goodbye|farewell|"
     r"no\s+longer|no\s+more|any\s+more|anymore|instead|switched|moved|replaced|after|gone|"
+    r"started|joined|began|"
     r"ahora|ya\s+no|desde|nuevo|nueva|deje|dejo|adios|despues|en\s+vez|cambie|me\s+fui)\b")
 
 
@@ -290,7 +291,8 @@ def about_me(text: str) -> bool:
 # Emacs one day", "ojalá algún día viva en Lisboa", "in case Actions goes down we could
 # fall back to Drone".
 HYPOTHETICAL = re.compile(
-    r"\b(?:if|unless|in\s+case|could|should|i'?d\s+(?:love|like|prefer)|i\s+wish|wish\s+i|"
+    r"\b(?:if|unless|in\s+case|could|should|would|might|maybe|probably|perhaps|possibly|"
+    r"quizas|tal\s+vez|podriamos|i'?d\s+(?:love|like|prefer)|i\s+wish|wish\s+i|"
     r"hope\s+to|hoping\s+to|someday|some\s+day|one\s+day|dream\w*|"
     r"ojala|algun\s+dia|en\s+caso\s+de|podria|podrias|deberia|deberiamos|me\s+gustaria|"
     r"nos\s+gustaria|a\s+lo\s+mejor|sueno\s+con)\b")
@@ -313,9 +315,20 @@ NEGATION = re.compile(r"\b(?:not|no|nobody|never|nothing|none|nadie|nunca|tampoc
                       r"doesnt|didnt|wont|cant|isnt|arent|wasnt|werent)\b|\w+n't\b")
 
 
+_CLAUSES = re.compile(r"[,;!?()]+|[.:](?!\d)|\s(?:but|pero|though|aunque)\s")
+_SI = re.compile(r"^\s*(?:y\s+|pero\s+)?si\s")  # Spanish "if" opening a clause ("sí" folds alike)
+
+
+def _only_hypothetical(folded: str) -> bool:
+    """Every clause is a condition, a wish or a maybe ("if Ben leaves, Priya could become
+    my manager"); "Living in Lisbon now, would recommend" states Lisbon in its first."""
+    clauses = [c for c in _CLAUSES.split(folded) if c.strip()]
+    return bool(clauses) and all(HYPOTHETICAL.search(c) or _SI.search(c) for c in clauses)
+
+
 def mere_mention(folded: str) -> bool:
     """Whether a (folded) memory is a condition, a wish, news about a product, somebody
     close's state, or a negation without a change: no statement of the user's state."""
-    return bool(HYPOTHETICAL.search(folded) or PRODUCT_NEWS.search(folded)
+    return bool(_only_hypothetical(folded) or PRODUCT_NEWS.search(folded)
                 or RELATIVE_SUBJECT.search(folded)
                 or (NEGATION.search(folded) and not CHANGE.search(folded)))

@@ -303,7 +303,7 @@ _BUILTIN: tuple[_Rule, ...] = (
     # A note that starts with the verb ("Started at Hooli this week", "Joined Globex") and
     # "I'm now at Aviato" / "now I'm at Aviato".
     _rule(
-        rf"(?:^|(?<=[.;!]\s))(?:just\s+|finally\s+|officially\s+)?(?:joined"
+        rf"(?:^|(?<=[.;:!]\s))(?:just\s+|finally\s+|officially\s+)?(?:joined"
         rf"|started\s+(?:working\s+|a\s+new\s+job\s+)?(?:at|for|with))\s+{_VALUE}",
         "employer",
         flags=re.MULTILINE,

@@ -56,6 +56,13 @@ def evaluate(seed: int = secrets_corpus.SEED) -> dict[str, Any]:
             fp_kind[kind]["flagged"] += 1
             fps.append({"kind": kind, "found": ", ".join(f.kind for f in found),
                         "text": text[:100]})
+    h_secrets, h_ordinary = secrets_corpus.heldout_cases(seed)
+    h_missed = [_shape(t, v) for _, v, t in h_secrets
+                if not covered(find_secrets(t), t.index(v), t.index(v) + len(v))]
+    h_fps = [t[:100] for _, t in h_ordinary if find_secrets(t)]
+    heldout = {"secrets": len(h_secrets), "caught": len(h_secrets) - len(h_missed),
+               "ordinary": len(h_ordinary), "false_positives": len(h_fps),
+               "missed_cases": h_missed, "false_positive_cases": h_fps}
     n_secret = sum(c["cases"] for c in per_kind.values())
     n_caught = sum(c["caught"] for c in per_kind.values())
     return {
@@ -64,7 +71,7 @@ def evaluate(seed: int = secrets_corpus.SEED) -> dict[str, Any]:
         "ordinary": len(ordinary), "ordinary_kinds": len(fp_kind),
         "false_positives": len(fps), "false_positive_rate": len(fps) / len(ordinary),
         "by_kind": {k: dict(v) for k, v in sorted(per_kind.items())},
-        "missed_cases": missed, "false_positive_cases": fps,
+        "missed_cases": missed, "false_positive_cases": fps, "heldout": heldout,
     }
 
 
@@ -107,6 +114,11 @@ def _table(r: dict[str, Any]) -> str:
         lines.append(f"  missed {m['kind']}: {m['text']!r}")
     for f in r["false_positive_cases"]:
         lines.append(f"  false positive {f['kind']} ({f['found']}): {f['text']!r}")
+    h = r["heldout"]
+    lines.append(f"held out (written after the rules, not tuned on): caught {h['caught']}/"
+                 f"{h['secrets']}, false positives {h['false_positives']}/{h['ordinary']}")
+    lines += [f"  held-out miss: {m!r}" for m in h["missed_cases"]]
+    lines += [f"  held-out false positive: {f!r}" for f in h["false_positive_cases"]]
     c = r["cost"]
     lines.append(f"cost: {c['detect_ms_per_kb']:.3f} ms/KB over {c['kb']} KB; baseline "
                  f"term_counts {c['baseline_term_counts_ms_per_kb']:.3f} ms/KB "

@@ -65,6 +65,8 @@ def connection_strings(text: str, low: str) -> Iterator[Found]:
             continue
         if is_placeholder(pw) or pw.isdigit() and len(pw) <= 5:
             continue
+        if m.group(1).startswith(("[masked", "[REDACTED")):
+            continue  # https://[masked:github_token]@host: already masked
         kind = "connection_string"
         shown = f"{scheme.group(0)}://{m.group(1)}:{preview(pw)}@{m.group(3)}"
         yield kind, m.start(2), m.end(2), shown

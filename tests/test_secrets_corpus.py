@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bench import secrets_corpus
 from bench.secrets import covered, evaluate
+
 from ihmt.secrets import find_secrets, mask
 
 

@@ -39,6 +39,7 @@ from .ingest.prepare import (
     make_leaves,
     parse_date,
     read_text_file,
+    screen_fields,
     screen_secrets,
 )
 from .ingest.restore import is_export, looks_like_export, open_lines
@@ -52,7 +53,7 @@ from .search.query import Searcher
 from .semantic.index import SemanticIndex
 from .store.store import Store, copy_root, resolve_store_path, utcnow
 from .sync.gitsync import after_write
-from .text import clip
+from .text import clip_shown, shown
 from .timeline.facts import FactTimeline
 from .tree import refile
 from .tree.consolidate import Consolidator
@@ -239,10 +240,14 @@ class Memory:
         ``"subject :: attribute = value"`` (``"user :: employer = Initech"``): it is kept in
         the leaf's header and recorded in the timeline like an extracted fact.
         """
-        stated = parse_states(states) if states else None
         where = resolve(scope or "auto", self.project, allow_auto=True)
         text, warnings = clean_text(content, self.config.max_input_bytes)
         text = screen_secrets(text, self.config.secrets, warnings)
+        meta = screen_fields(self.config.secrets, warnings, tags=clean_tags(tags),
+                             domain=domain, source=source, stated_fact=states)
+        tags, domain, source, states = (meta["tags"], meta["domain"], meta["source"],
+                                        meta["stated_fact"])
+        stated = parse_states(states) if states else None
         prior = self._find_replaced(replaces) if replaces else None
         data_type, dom = classify(text, None, domain, content_type)
         when = parse_date(date) if date else None
@@ -272,6 +277,9 @@ class Memory:
         where = resolve(scope or GLOBAL, self.project, allow_auto=True)
         clean, warnings = clean_text(text, self.config.max_input_bytes)
         clean = screen_secrets(clean, self.config.secrets, warnings, where=source)
+        meta = screen_fields(self.config.secrets, warnings, tags=clean_tags(tags),
+                             domain=domain, source=source)
+        tags, domain, source = meta["tags"], meta["domain"], meta["source"]
         dt, dom = classify(clean, source, domain, data_type or "auto")
         report = self._store_text(clean, data_type=dt, domain=dom,
                                   date=parse_date(date) if date else None,
@@ -543,8 +551,8 @@ class Memory:
                 old.extra.pop("superseded_implicitly", None)
                 self.store.write_leaf(old, new=False)
             after_write(self.store, f"outdated by {new_id}", [old_id])
-        return {"old": old_id, "new": new_id, "old_excerpt": clip(old.text, 100),
-                "new_excerpt": clip(new.text, 100)}
+        return {"old": old_id, "new": new_id, "old_excerpt": clip_shown(old.text, 100),
+                "new_excerpt": clip_shown(new.text, 100)}
 
     def move(self, leaf_id: str, scope: str) -> dict[str, str]:
         """Re-file memory ``leaf_id`` to ``scope`` (``"project"``, ``"global"`` or a
@@ -560,11 +568,16 @@ class Memory:
     def record_fact(self, subject: str, attribute: str, value: str, date: str,
                     source: str | None = None) -> str | None:
         """Record a fact directly (the reliable path); returns a contradiction notice."""
+        warnings: list[str] = []
+        meta = screen_fields(self.config.secrets, warnings,
+                             fact=f"{subject} :: {attribute} = {value}")
+        if meta["fact"] != f"{subject} :: {attribute} = {value}":  # redacted
+            value = meta["fact"].split(" = ", 1)[-1]
         fact = Fact(subject=subject, attribute=attribute, value=value,
                     date=parse_date(date), source=source)
         with self._writing("record_fact"):
             notice = self.timeline.record_primary(fact)
-            after_write(self.store, f"fact {subject} {attribute} = {value} ({fact.date})")
+            after_write(self.store, shown(f"fact {subject} {attribute} = {value} ({fact.date})"))
         return str(notice) if notice else None
 
     def facts(self, subject: str | None = None) -> list[Fact]:

@@ -256,7 +256,10 @@ _PROSE_KEY = re.compile(
     r"(?:seed|code|key)s?")
 _CONNECT = re.compile(
     r"(?:\s+(?:for|of|at|on|to|in|del|de|para|du|für|da|do|van)\s[^\n.;!?:=]{0,40}?)?"
-    r"(?:\s(?:is|was|are|were|now|becomes|es|era|est|ist|é|=|->|→)"
+    r"(?:[,;]?\s+(?:changed|rotated|updated|reset|again|today|yesterday|and|so|it))"
+    r"{0,4}[,;]?"
+    r"(?:\s(?:(?:is|was|are|it'?s|it’s) now|is|was|are|were|now|becomes|es|era|est|ist|é|"
+    r"=|->|→|it'?s|it’s)"
     r"|\s?[:=]|\s(?:changed|set|reset|updated|rotated|cambiada|cambió) (?:it )?to)\s+")
 _PROSE_VALUE = re.compile(r"([\"'`“‘])([^\"'`”’\n]{4,128})[\"'`”’]|(\S{4,128})")
 

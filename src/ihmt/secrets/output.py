@@ -13,7 +13,7 @@ from .scan import find_secrets
 # Keys whose string values name what a sibling ``value`` is ("password", "api token"): a
 # fact is screened as ``attribute = value``, not as a bare value with no context.
 _NAME_KEYS = ("attribute", "name", "key")
-_VALUE_KEYS = ("value", "old_value", "new_value")
+_VALUE_KEYS = ("value", "old_value", "new_value", "superseded_by")
 
 
 def _replace(text: str, findings: list[Finding], marker: str) -> str:
@@ -101,6 +101,13 @@ def mask_data(data: Any) -> tuple[Any, int]:
                     out[k] = walk(v)
             return out
         if isinstance(obj, (list, tuple)):
+            if 2 <= len(obj) <= 3 and all(isinstance(v, str) for v in obj):
+                # a record such as a stated fact, [subject, attribute, value]: the value is
+                # judged beside the names before it
+                *names, last = obj
+                m = mask_value(last, " ".join(names))
+                total += m.count
+                return [walk(v) for v in names] + [m.text]
             return [walk(v) for v in obj]
         return obj
 

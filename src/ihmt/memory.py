@@ -39,6 +39,7 @@ from .ingest.prepare import (
     make_leaves,
     parse_date,
     read_text_file,
+    screen_fact,
     screen_fields,
     screen_secrets,
 )
@@ -243,10 +244,9 @@ class Memory:
         where = resolve(scope or "auto", self.project, allow_auto=True)
         text, warnings = clean_text(content, self.config.max_input_bytes)
         text = screen_secrets(text, self.config.secrets, warnings)
-        meta = screen_fields(self.config.secrets, warnings, tags=clean_tags(tags),
-                             domain=domain, source=source, stated_fact=states)
-        tags, domain, source, states = (meta["tags"], meta["domain"], meta["source"],
-                                        meta["stated_fact"])
+        tags, domain, source, states = screen_fields(
+            self.config.secrets, warnings, tags=clean_tags(tags), domain=domain, source=source,
+            stated_fact=states).values()
         stated = parse_states(states) if states else None
         prior = self._find_replaced(replaces) if replaces else None
         data_type, dom = classify(text, None, domain, content_type)
@@ -277,9 +277,9 @@ class Memory:
         where = resolve(scope or GLOBAL, self.project, allow_auto=True)
         clean, warnings = clean_text(text, self.config.max_input_bytes)
         clean = screen_secrets(clean, self.config.secrets, warnings, where=source)
-        meta = screen_fields(self.config.secrets, warnings, tags=clean_tags(tags),
-                             domain=domain, source=source)
-        tags, domain, source = meta["tags"], meta["domain"], meta["source"]
+        tags, domain, source = screen_fields(self.config.secrets, warnings,
+                                             tags=clean_tags(tags), domain=domain,
+                                             source=source).values()
         dt, dom = classify(clean, source, domain, data_type or "auto")
         report = self._store_text(clean, data_type=dt, domain=dom,
                                   date=parse_date(date) if date else None,
@@ -568,11 +568,7 @@ class Memory:
     def record_fact(self, subject: str, attribute: str, value: str, date: str,
                     source: str | None = None) -> str | None:
         """Record a fact directly (the reliable path); returns a contradiction notice."""
-        warnings: list[str] = []
-        meta = screen_fields(self.config.secrets, warnings,
-                             fact=f"{subject} :: {attribute} = {value}")
-        if meta["fact"] != f"{subject} :: {attribute} = {value}":  # redacted
-            value = meta["fact"].split(" = ", 1)[-1]
+        value = screen_fact(self.config.secrets, subject, attribute, value)
         fact = Fact(subject=subject, attribute=attribute, value=value,
                     date=parse_date(date), source=source)
         with self._writing("record_fact"):

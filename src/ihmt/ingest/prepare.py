@@ -236,6 +236,14 @@ def screen_fields(policy: str, warnings: list[str], **fields: Any) -> dict[str, 
     return out
 
 
+def screen_fact(policy: str, subject: str, attribute: str, value: str) -> str:
+    """A fact recorded directly, screened as ``subject :: attribute = value``; returns the
+    value to record (redacted under ``redact``)."""
+    stated = f"{subject} :: {attribute} = {value}"
+    screened = screen_fields(policy, [], fact=stated)["fact"]
+    return value if screened == stated else screened.split(" = ", 1)[-1]
+
+
 def classify(text: str, source: str | None, domain: str | None, content_type: str | None
              ) -> tuple[str, str]:
     """``(data type, domain)``: detected from the text and its file name, unless given."""

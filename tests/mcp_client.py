@@ -72,17 +72,18 @@ async def _session(params: StdioServerParameters, errlog: Any,
 @contextmanager
 def running_server(ihmt_home: Path, log: Path, *, cwd: Path | None = None,
                    list_roots: RootsCallback | None = None,
-                   env: dict[str, str] | None = None) -> Iterator[Agent]:
+                   env: dict[str, str] | None = None,
+                   args: list[str] | None = None) -> Iterator[Agent]:
     """``python -m ihmt.faces.mcp`` with IHMT_HOME=ihmt_home, its stderr kept in ``log``.
 
     ``env`` is the rest of the server's environment (by default only what the SDK passes on
     by itself); ``cwd`` its working folder (by default this process's). ``list_roots`` is the
     client's roots/list handler; without it the client does not advertise the roots
-    capability at all.
+    capability at all. ``args`` are the server's own options (``--root DIR``).
     """
     # The suite's semantic switch (tests/conftest.py) reaches the server too.
     switch = {k: os.environ[k] for k in ("IHMT_SEMANTIC",) if k in os.environ}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "ihmt.faces.mcp"],
+    params = StdioServerParameters(command=sys.executable, args=["-m", "ihmt.faces.mcp", *(args or [])],
                                    env={**switch, **(env or {}), "IHMT_HOME": str(ihmt_home)},
                                    cwd=None if cwd is None else str(cwd))
     with open(log, "w") as errlog, start_blocking_portal() as portal:

@@ -134,11 +134,12 @@ def test_project_commands_as_a_subprocess(tmp_path: Path) -> None:
         "def total_price(items):\n    return sum(i.price for i in items)\n\n\n"
         "class Cart:\n    def add(self, item):\n        self.items.append(item)\n")
     env = {"IHMT_HOME": str(tmp_path / "home")}
-    r = ihmt("project", "sync", str(proj), "--json", env=env)
+    # Run in the project, as a user does (a folder elsewhere needs --root: test_confine.py).
+    r = ihmt("project", "sync", str(proj), "--json", env=env, cwd=proj)
     assert r.returncode == 0, r.stderr
-    r = ihmt("project", "map", str(proj), "--symbols", env=env)
+    r = ihmt("project", "map", ".", "--symbols", env=env, cwd=proj)
     assert "shop.py" in r.stdout and "total_price" in r.stdout and "Cart.add" in r.stdout
-    r = ihmt("project", "find", "total price of items", str(proj), env=env)
+    r = ihmt("project", "find", "total price of items", str(proj), env=env, cwd=proj)
     assert r.stdout.startswith("pkg/shop.py:1-") and "return sum(i.price" in r.stdout
 
 

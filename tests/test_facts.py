@@ -575,3 +575,51 @@ def test_no_sequence_of_records_loses_a_fact(stmts: list[tuple[str, str, str, st
             latest = max((d, i, v) for i, (_, v, d, _) in enumerate(first_seen))[2]
             assert periods[-1].value.lower() == latest.lower()
             assert [p.valid_from for p in periods] == sorted(p.valid_from for p in periods)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["location", "employer", "editor"]),
+                          st.sampled_from(["Madrid", "Valencia", "Initech", "vim"]),
+                          st.dates(date(2020, 1, 1), date(2020, 1, 20)).map(str),
+                          st.sampled_from(["m1", "m2", "m3", "m4", None])), max_size=12))
+def test_per_hit_answers_agree_with_the_whole_store_ones(
+        stmts: list[tuple[str, str, str, str | None]]) -> None:
+    # A search asks is_superseded and changed_by for its few hits (looking only at their
+    # keys); the answers must be those of the indexes built over every key.
+    with tempfile.TemporaryDirectory() as tmp:
+        tl = FactTimeline(Path(tmp))
+        for attribute, value, day, source in stmts:
+            tl.record(Fact("user", attribute, value, day, source))
+        fresh = FactTimeline(Path(tmp))  # nothing computed yet, as in a hook's process
+        superseded = tl.superseded_sources()
+        newer: dict[str, str] = {}
+        for c in tl.conflicts():  # later changes win
+            if c.old_source and c.new_source:
+                newer[c.old_source] = c.new_source
+        for source in ["m1", "m2", "m3", "m4", "m9"]:
+            assert fresh.is_superseded(source) == (source in superseded)
+            assert fresh.changed_by(source) == newer.get(source)
+
+
+def _reference_parse(line: bytes) -> dict | None:
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return None
+    return event if isinstance(event, dict) else None
+
+
+_LINE_PIECES = [b'{"op":"fact","subject":"user","value":"Madrid"}', b'{"op":"outdated"}', b"{",
+                b"}", b"[1]", b'"x"', b" ", b"\t", b"\x00", b"\xff\xfe", b"\xef\xbb\xbf",
+                b"\xfe\xff", b"\xe9", b"\\ud800", b'"\\ud800"', b"1", b",", b":", b"nul",
+                b"null", b'{"a":', b"\x0c", b'{"a":"\xc3\xa9"}', b"\xed\xa0\x80"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_LINE_PIECES), max_size=6) | st.binary(max_size=24).map(
+    lambda b: [b]))
+def test_a_log_line_reads_as_json_loads_reads_it(pieces: list[bytes]) -> None:
+    line = b"".join(pieces).strip()
+    if not line:
+        return
+    assert FactTimeline._parse(line) == _reference_parse(line)

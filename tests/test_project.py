@@ -408,6 +408,8 @@ def test_project_map_from_manifest_only(index: ProjectIndex, monkeypatch) -> Non
 def test_module_functions_share_one_index(project: Path, tmp_path: Path,
                                           monkeypatch) -> None:
     monkeypatch.setenv("IHMT_PROJECTS_DIR", str(tmp_path / "envprojects"))
+    # The project is not below the working folder: a configured root lets it in.
+    monkeypatch.setenv("IHMT_ROOTS", str(project))
     rep = sync_project(project)
     assert rep["files"] == 5 and rep["index"].startswith(str(tmp_path / "envprojects"))
     assert open_project(project) is open_project(str(project) + "/")

@@ -16,34 +16,15 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import date as _date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .config import Config
-from .errors import DamagedFileError, InputError, StoreError, from_os_error
-from .export import Export, restore
-from .forgetting import Forgetter
-from .ingest.dates import find_date
-from .ingest.languages import language_for
-from .ingest.prepare import (
-    UNDATED_TYPES,
-    classify,
-    clean_query,
-    clean_tags,
-    clean_text,
-    expand_paths,
-    make_leaves,
-    parse_date,
-    read_text_file,
-    screen_fact,
-    screen_fields,
-    screen_secrets,
-)
-from .ingest.restore import is_export, looks_like_export, open_lines
+from .errors import DamagedFileError, InputError, StoreError, UnusableFileError, from_os_error
+from .ingest.clean import clean_query, clean_text
 from .model import Fact, ForgetReport, IngestItem, Leaf, SaveReport, SearchResult
 from .recall import GATE as RECALL_GATE
 from .recall import Injection
@@ -53,22 +34,25 @@ from .scope import GLOBAL, ScopeView, check_project_id, default_scope, resolve
 from .search.query import Searcher
 from .semantic.index import SemanticIndex
 from .store.store import Store, copy_root, resolve_store_path, utcnow
-from .sync.gitsync import after_write
-from .text import clip_shown, shown
 from .timeline.facts import FactTimeline
-from .tree import refile
-from .tree.consolidate import Consolidator
-from .tree.prune import live_children
-from .tree.rebuild import rewrite_catalog
-from .tree.summarize import make_summarizer
-from .upkeep import Upkeep
-from .writing import REPAIR_LATER, STATED_KEY, Writer, parse_states
+from .tree import outline, refile
+from .write_side import WriteSide
+
+if TYPE_CHECKING:
+    from .export import Export
+    from .forgetting import Forgetter
+    from .tree.consolidate import Consolidator
+    from .tree.summarize import SummarizerBackend
+    from .upkeep import Upkeep
+    from .writing import Writer
+
+# Saving, ingesting, exporting and forgetting import their modules when first called (see
+# ihmt.write_side): a search, the agent hooks' every call, does not load them.
 
 log = logging.getLogger(__name__)
 CLOSE_WAIT_S = 120.0  # longest close() waits for vectors still being computed
 
-__all__ = ["IngestItem", "Memory", "SaveReport", "clean_text", "default_home", "expand_paths",
-           "read_text_file"]
+__all__ = ["IngestItem", "Memory", "SaveReport", "clean_text", "default_home"]
 
 
 class Memory:
@@ -80,23 +64,49 @@ class Memory:
         # it, searches rank it with global memories first. None: outside any project.
         self.project = check_project_id(project) if project is not None else None
         self.config = store.config
-        self.summarizer = make_summarizer(self.config.summarizer_backend,
-                                          self.config.summarizer_model)
-        self.consolidator = Consolidator(store, self.summarizer)
         self.timeline = FactTimeline(store.state_dir)
         self.semantic = SemanticIndex(store)  # optional vectors; inactive without the extra
         self._mutex = threading.RLock()
-        self.writer = Writer(store, self.consolidator, self.timeline, self.semantic,
-                             self._mutex, self._writing, self._recover_interrupted,
-                             self._ensure_root)
-        self.upkeep = Upkeep(store, self.consolidator, self.timeline, self.writer, self._mutex,
-                             self.semantic)
-        self.forgetter = Forgetter(store, self.consolidator, self.timeline, self.semantic,
-                                   self._writing, self.writer.link_versions,
-                                   self._rebuild_locked)
+        self._write_side = WriteSide(store, self.timeline, self.semantic, self._mutex,
+                                     self._writing, self._recover_interrupted,
+                                     self._ensure_root, self._rebuild_locked)
         self.searcher = Searcher(store, self.config, self.timeline, self.semantic,
                                  lambda reason: self._repair(reason, force=True),
-                                 self.upkeep.check_timeline)
+                                 self._check_timeline)
+
+    # The write side, built on first use (ihmt.write_side).
+    @property
+    def summarizer(self) -> SummarizerBackend:
+        return self._write_side.parts().summarizer
+
+    @property
+    def consolidator(self) -> Consolidator:
+        return self._write_side.parts().consolidator
+
+    @property
+    def writer(self) -> Writer:
+        return self._write_side.parts().writer
+
+    @property
+    def upkeep(self) -> Upkeep:
+        return self._write_side.parts().upkeep
+
+    @property
+    def forgetter(self) -> Forgetter:
+        return self._write_side.parts().forgetter
+
+    def _check_timeline(self) -> None:
+        """Before a search reads the fact log: repair it when it is not sound
+        (:meth:`ihmt.upkeep.Upkeep.check_timeline`). A sound log, the common case, is found
+        so without building the write side."""
+        if not self._write_side.built:
+            try:
+                if not self.timeline.needs_rebuild(
+                        int(self.store.root().get("facts_size", 0)), 0)[0]:
+                    return
+            except UnusableFileError:  # set aside and rebuilt, or reported: the write side's
+                pass
+        self.upkeep.check_timeline()
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -179,6 +189,8 @@ class Memory:
             try:
                 yield
                 if self.store.catalog_restarted:  # set aside: journal every leaf again
+                    from .tree.rebuild import rewrite_catalog
+
                     rewrite_catalog(self.store)
                 self.store.end_write()
             except BaseException as exc:
@@ -223,6 +235,8 @@ class Memory:
             except OSError as exc:
                 if isinstance(exc, StoreError):
                     raise  # said in one line already
+                from .writing import REPAIR_LATER
+
                 raise from_os_error(exc, "the repair of the store", REPAIR_LATER) from exc
 
     # ------------------------------------------------------------------ writing
@@ -241,6 +255,17 @@ class Memory:
         ``"subject :: attribute = value"`` (``"user :: employer = Initech"``): it is kept in
         the leaf's header and recorded in the timeline like an extracted fact.
         """
+        from .ingest.dates import find_date
+        from .ingest.prepare import (
+            UNDATED_TYPES,
+            classify,
+            clean_tags,
+            parse_date,
+            screen_fields,
+            screen_secrets,
+        )
+        from .writing import parse_states
+
         where = resolve(scope or "auto", self.project, allow_auto=True)
         text, warnings = clean_text(content, self.config.max_input_bytes)
         text = screen_secrets(text, self.config.secrets, warnings)
@@ -272,6 +297,10 @@ class Memory:
         as in :meth:`save`, except that without it a document is global. An ``ihmt
         export`` JSONL text is restored instead (see :meth:`export`).
         """
+        from .ingest.languages import language_for
+        from .ingest.prepare import classify, clean_tags, parse_date, screen_fields, screen_secrets
+        from .ingest.restore import looks_like_export
+
         if isinstance(text, str) and looks_like_export(text):
             return self._restore(text.splitlines(keepends=True), source or "text")
         where = resolve(scope or GLOBAL, self.project, allow_auto=True)
@@ -294,6 +323,9 @@ class Memory:
                     data_type: str | None = None, tags: Iterable[str] = (),
                     scope: str | None = None) -> SaveReport:
         """Ingest one file; an ``ihmt export`` JSONL file is restored, read line by line."""
+        from .ingest.prepare import read_text_file
+        from .ingest.restore import is_export, open_lines
+
         p = Path(path).expanduser()
         if is_export(p):
             return self._restore(open_lines(p), str(p))
@@ -305,6 +337,8 @@ class Memory:
                      data_type: str | None = None, tags: Iterable[str] = (),
                      scope: str | None = None) -> Iterator[IngestItem]:
         """Ingest files and folders (recursively), yielding each result or skip reason."""
+        from .ingest.prepare import clean_tags, expand_paths
+
         tags = clean_tags(tags)
         for target in expand_paths(paths):
             if isinstance(target, tuple):
@@ -318,6 +352,8 @@ class Memory:
                 yield IngestItem(path=str(target), skipped=str(exc))
 
     def _restore(self, lines: Iterable[str], where: str) -> SaveReport:
+        from .export import restore
+
         cfg = self.config
         return restore(lines, where, writer=self.writer, timeline=self.timeline,
                        store=self.store, secrets=cfg.secrets, max_bytes=cfg.max_input_bytes,
@@ -327,11 +363,16 @@ class Memory:
         """Every memory of ``scope`` (``all``/None, ``global`` or a project id) as lines of
         ``fmt``, read one leaf at a time: ``jsonl`` is restored by :meth:`ingest_file`
         with the same search answers, ``markdown`` is for reading (:mod:`ihmt.export`)."""
+        from .export import Export
+
         return Export(self.store, self.timeline, scope=scope, fmt=fmt)
 
     def _store_text(self, text: str, *, data_type: str, domain: str, date: str | None,
                     tags: list[str], source: str | None, language: str | None,
                     stated: list[str] | None = None, scope: str = GLOBAL) -> SaveReport:
+        from .ingest.prepare import make_leaves
+        from .writing import STATED_KEY
+
         prepared = make_leaves(text, self.config, data_type=data_type, domain=domain,
                                date=date, tags=tags, source=source, language=language,
                                now=utcnow(), scope=scope)
@@ -396,10 +437,7 @@ class Memory:
     def rebuild_routing(self) -> dict[str, int]:
         """Rebuild the semantic routing trees from the vectors on disk (no encoding): the
         repair of a missing or damaged tree. Returns the rows indexed per domain."""
-        if not self.semantic.active:
-            raise InputError(self.semantic.reason)
-        with self._mutex, self.store.lock.hold():
-            return self.semantic.rebuild_routing()
+        return self.upkeep.rebuild_routing()
 
     def _rebuild_locked(self) -> dict[str, Any]:
         return self.upkeep.rebuild_locked()
@@ -466,48 +504,15 @@ class Memory:
         return self.store.read_leaf(leaf_id)
 
     def stats(self) -> dict[str, Any]:
-        root = self._ensure_root()
-        layers: Counter[int] = Counter(int(e["layer"]) for e in root["top"])
-        depth = max((int(e["layer"]) for e in root["top"]), default=0)
-        return {
-            "path": str(self.path),
-            "leaves": root["n_leaves"],
-            "branches": root.get("n_branches", 0),
-            "depth": depth,
-            "top_nodes": len(root["top"]),
-            "top_by_layer": {str(k): v for k, v in sorted(layers.items())},
-            "domains": {d: v["n_leaves"] for d, v in sorted(root["domains"].items())},
-            "avg_leaf_terms": round(root["total_len"] / root["n_leaves"], 1)
-            if root["n_leaves"] else 0,
-            "config": self.config.to_dict(),
-        }
+        return outline.stats(self._ensure_root(), self.path, self.config)
 
     def tree(self, depth: int | None = None) -> dict[str, Any]:
         """The hierarchy from the trunk down (``depth`` levels of branches), as nested dicts."""
-        root = self._ensure_root()
-
-        def node(entry: dict[str, Any], level: int) -> dict[str, Any]:
-            out = {k: entry.get(k) for k in ("id", "layer", "domain", "title", "n_leaves",
-                                             "date_from", "date_to", "keywords")}
-            if int(entry["layer"]) > 0 and (depth is None or level < depth):
-                br, _ = self.store.branch(entry["id"], int(entry["layer"]))
-                out["children"] = [node(c, level + 1) for c in live_children(br.children)]
-            return out
-
-        return {"id": "root", "leaves": root["n_leaves"],
-                "children": [node(e, 1) for e in root["top"]]}
+        return outline.tree(self.store, self._ensure_root(), depth)
 
     def walk(self) -> Iterator[tuple[list[str], dict[str, Any]]]:
         """Every leaf entry reachable from the trunk, with its path (root ... leaf id)."""
-        root = self._ensure_root()
-        stack: list[tuple[list[str], dict[str, Any]]] = [(["root"], e) for e in root["top"]]
-        while stack:
-            path, entry = stack.pop()
-            if int(entry["layer"]) == 0:
-                yield path + [entry["id"]], entry
-                continue
-            br, _ = self.store.branch(entry["id"], int(entry["layer"]))
-            stack.extend((path + [br.id], c) for c in live_children(br.children))
+        return outline.walk(self.store, self._ensure_root())
 
     def _find_replaced(self, replaces: str) -> SearchResult:
         if not isinstance(replaces, str):
@@ -539,20 +544,7 @@ class Memory:
         Recorded in the timeline and in the old leaf's own header, so the link survives
         the loss of every derived file. The old memory stays, as history.
         """
-        if old_id == new_id:
-            raise InputError("a memory cannot replace itself")
-        old = self.store.read_leaf(old_id)
-        new = self.store.read_leaf(new_id)
-        with self._writing("mark_outdated"):
-            self.timeline.mark_outdated(old_id, new_id, (new.date or utcnow())[:10])
-            old = self.store.read_leaf(old_id)
-            if old.extra.get("superseded_by") != new_id or "superseded_implicitly" in old.extra:
-                old.extra["superseded_by"] = new_id
-                old.extra.pop("superseded_implicitly", None)
-                self.store.write_leaf(old, new=False)
-            after_write(self.store, f"outdated by {new_id}", [old_id])
-        return {"old": old_id, "new": new_id, "old_excerpt": clip_shown(old.text, 100),
-                "new_excerpt": clip_shown(new.text, 100)}
+        return self.writer.mark_outdated(old_id, new_id)
 
     def move(self, leaf_id: str, scope: str) -> dict[str, str]:
         """Re-file memory ``leaf_id`` to ``scope`` (``"project"``, ``"global"`` or a
@@ -568,6 +560,10 @@ class Memory:
     def record_fact(self, subject: str, attribute: str, value: str, date: str,
                     source: str | None = None) -> str | None:
         """Record a fact directly (the reliable path); returns a contradiction notice."""
+        from .ingest.prepare import parse_date, screen_fact
+        from .sync.gitsync import after_write
+        from .text import shown
+
         value = screen_fact(self.config.secrets, subject, attribute, value)
         fact = Fact(subject=subject, attribute=attribute, value=value,
                     date=parse_date(date), source=source)
@@ -577,22 +573,24 @@ class Memory:
         return str(notice) if notice else None
 
     def facts(self, subject: str | None = None) -> list[Fact]:
-        self.upkeep.check_timeline()
+        self._check_timeline()
         return self.timeline.facts(subject)
 
     def conflicts(self, subject: str | None = None) -> list[Any]:
-        self.upkeep.check_timeline()
+        self._check_timeline()
         return self.timeline.conflicts(subject)
 
     def notices(self) -> list[str]:
         return [str(c) for c in self.conflicts()]
 
     def active_state(self) -> dict[str, Fact]:
-        self.upkeep.check_timeline()
+        self._check_timeline()
         return self.timeline.active_state()
 
     def state_at(self, date: str) -> dict[str, Fact]:
-        self.upkeep.check_timeline()
+        from .ingest.prepare import parse_date
+
+        self._check_timeline()
         return self.timeline.state_at(parse_date(date))
 
 

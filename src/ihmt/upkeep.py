@@ -1,5 +1,6 @@
-"""Keeping the derived files true to the leaves: the full rebuild, and the fact timeline's
-own repair when its log was damaged, truncated or lost facts recorded directly.
+"""Keeping the derived files true to the leaves: the full rebuild, the fact timeline's own
+repair when its log was damaged, truncated or lost facts recorded directly, and the
+semantic vectors' re-encoding and routing trees.
 
 Used by :class:`ihmt.Memory` (which holds the lock around these calls); the timeline is
 derived from the leaves (their facts and ``superseded_by`` headers) plus the primary log of
@@ -148,6 +149,13 @@ class Upkeep:
             todo = list(self._leaves(lambda stem: not vs.has(stem)))
             self.semantic.later(todo)
         return len(todo)
+
+    def rebuild_routing(self) -> dict[str, int]:
+        """See :meth:`ihmt.Memory.rebuild_routing`."""
+        if not self.semantic.active:
+            raise InputError(self.semantic.reason)
+        with self._mutex, self.store.lock.hold():
+            return self.semantic.rebuild_routing()
 
     def _leaves(self, wanted: Callable[[str], bool] | None = None) -> Iterator[Leaf]:
         """Every readable leaf (``wanted``: only those whose id it accepts), one at a time."""

@@ -24,9 +24,9 @@ from .errors import DamagedFileError, InputError, NotFoundError, StoreError, fro
 from .model import Fact, Leaf, SaveReport
 from .scope import GLOBAL
 from .semantic.index import SemanticIndex
-from .store.store import Store, copy_root
+from .store.store import Store, copy_root, utcnow
 from .sync.gitsync import after_write
-from .text import clip
+from .text import clip, clip_shown
 from .timeline.extract import extract_facts
 from .timeline.facts import FactTimeline
 from .timeline.supersede import implicit_links, statement_facts
@@ -146,6 +146,23 @@ class Writer:
             })
         report.events += len(self.consolidator.run(root))
         return lines
+
+    def mark_outdated(self, old_id: str, new_id: str) -> dict[str, Any]:
+        """See :meth:`ihmt.Memory.mark_outdated`."""
+        if old_id == new_id:
+            raise InputError("a memory cannot replace itself")
+        old = self.store.read_leaf(old_id)
+        new = self.store.read_leaf(new_id)
+        with self._writing("mark_outdated"):
+            self.timeline.mark_outdated(old_id, new_id, (new.date or utcnow())[:10])
+            old = self.store.read_leaf(old_id)
+            if old.extra.get("superseded_by") != new_id or "superseded_implicitly" in old.extra:
+                old.extra["superseded_by"] = new_id
+                old.extra.pop("superseded_implicitly", None)
+                self.store.write_leaf(old, new=False)
+            after_write(self.store, f"outdated by {new_id}", [old_id])
+        return {"old": old_id, "new": new_id, "old_excerpt": clip_shown(old.text, 100),
+                "new_excerpt": clip_shown(new.text, 100)}
 
     def link_versions(self, facts: list[Fact], report: SaveReport | None = None) -> None:
         """Record implicit supersessions (:mod:`ihmt.timeline.supersede`) exactly as a

@@ -3,7 +3,10 @@
 The agent (Claude Code, Codex) starts it as a fresh process for each event, writes the
 event's JSON payload on stdin and adds what it prints to the model's context. So it:
 
-* imports only what a search needs (no MCP SDK, no web server, no progress bars);
+* imports only what a search needs (no MCP SDK, no web server, no progress bars, none of
+  the write side: :mod:`ihmt.faces.cli` hands it over before importing the commands);
+* reads the top of the tree from the packed copies of :mod:`ihmt.store.branch_cache`, and
+  writes the copies it lacked after printing its answer, under a time limit of its own;
 * prints the documented hook output, ``{"hookSpecificOutput": {"hookEventName": ...,
   "additionalContext": ...}}``, or nothing at all when memory has nothing worth saying
   (``--plain`` prints the bare text instead, for agents that read stdout as is);
@@ -14,9 +17,9 @@ event's JSON payload on stdin and adds what it prints to the model's context. So
 ``IHMT_HOOKS=off`` silences both hooks without uninstalling them.
 
 The hooks search lexically even where the semantic extra is installed: loading the encoder
-and embedding the prompt made a call take 1.4 s (p50 at 500 memories, lexical 0.26 s;
-BENCHMARKS.md), too slow for every prompt, and the confidence gate was measured on the
-lexical search.
+and embedding the prompt made a call take 0.9 s (p50 at 500 memories, lexical 0.19 s) and
+1.5 s at 5,000 (BENCHMARKS.md, a busy machine), too slow for every prompt, and the
+confidence gate was measured on the lexical search.
 ``IHMT_HOOK_SEMANTIC=on`` lets the hooks use semantic search anyway.
 """
 
@@ -75,15 +78,17 @@ def main_hook(argv: list[str], path: str | None, stdin: TextIO | None = None,
     _quiet_logging(store)
     timeout = _timeout(args.timeout)
     started = time.monotonic()
+    opened: list[Any] = []  # the store, once open: its branch cache is written last
     try:
         with _time_limit(timeout, store):
             payload = _payload(stdin)
-            text, info = _run(args.event, payload, store)
+            text, info = _run(args.event, payload, store, opened)
     except BaseException as exc:  # noqa: BLE001 - the hook must never fail the agent
         if isinstance(exc, KeyboardInterrupt):
             return 0
         what = "timed out" if isinstance(exc, HookTimeout) else f"{type(exc).__name__}: {exc}"
         log.error("%s after %.2f s: %s", args.event, time.monotonic() - started, what)
+        _write_cache(opened, timeout, store)  # so that the next call is faster
         return 0
     if args.explain:
         stdout.write(json.dumps({**info, "seconds": round(time.monotonic() - started, 4)},
@@ -91,7 +96,20 @@ def main_hook(argv: list[str], path: str | None, stdin: TextIO | None = None,
     elif text:
         stdout.write(_output(args.event, text, args.plain))
     stdout.flush()
+    _write_cache(opened, timeout, store)
     return 0
+
+
+def _write_cache(opened: list[Any], timeout: float, store: Path) -> None:
+    """Write the packed branch copies this call made (ihmt.store.branch_cache) after the
+    answer, under a time limit of their own: a store's first call after its top branches
+    changed parses them, and must not also spend its own limit packing them."""
+    try:
+        with _time_limit(timeout, store):
+            for s in opened:
+                s.write_deferred_cache()
+    except BaseException as exc:  # noqa: BLE001 - a cache not written is only slower
+        log.warning("branch cache not written: %s", type(exc).__name__)
 
 
 def _lexical_only() -> None:
@@ -101,7 +119,8 @@ def _lexical_only() -> None:
         os.environ["IHMT_SEMANTIC"] = "off"
 
 
-def _run(event: str, payload: dict[str, Any], store: Path) -> tuple[str, dict[str, Any]]:
+def _run(event: str, payload: dict[str, Any], store: Path,
+         opened: list[Any]) -> tuple[str, dict[str, Any]]:
     _lexical_only()
     from ..memory import Memory  # imported here so that --help and IHMT_HOOKS=off stay light
     from ..recall import describe
@@ -111,6 +130,8 @@ def _run(event: str, payload: dict[str, Any], store: Path) -> tuple[str, dict[st
         return "", {"injected": False, "reason": f"no memory at {store}"}
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
     mem = Memory.open(store, project=project_from_env(cwd))  # the session's repository
+    mem.store.defer_branch_cache = True
+    opened.append(mem.store)
     try:
         if event == "session-start":
             text = mem.session_digest(cwd=cwd)

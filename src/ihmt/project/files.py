@@ -6,10 +6,12 @@ whole file in tokens although the agent still holds the earlier copy in its cont
 repeated read with ``UNCHANGED`` or with only the unified diff against the copy it handed
 out. It never claims ``UNCHANGED`` unless the bytes on disk are the bytes it sent.
 
-Reading is confined to a list of allowed roots (the server's working folder plus folders the
-client declares): a path outside them, a ``..`` that climbs out, or a symlink that resolves
-outside is refused, as are files over a size cap and binary files. A tool that reads files
-on behalf of a model must not become a way to read ``~/.ssh``.
+Reading is confined to the allowed roots (:mod:`ihmt.project.roots`: the working folder,
+the configured ones, the folders the client declares): a path outside them, a ``..`` that
+climbs out, or a symlink that resolves outside is refused, and the file is opened without
+following links, so a swap between the check and the open cannot hand out another file.
+Files over a size cap and binary files are refused too. A tool that reads files on behalf
+of a model must not become a way to read ``~/.ssh``.
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InputError, NotFoundError
+from ..errors import InputError
+from ..errors import shown as clipped
 from ..text import count_tokens
+from .roots import Roots, read_confined
 
 log = logging.getLogger(__name__)
 
@@ -45,40 +49,34 @@ class _Handed:
         return self.whole or any(a <= first and last <= b for a, b in self.ranges)
 
 
-def read_text(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
-    """The UTF-8 text of ``path``, or InputError saying why it is not handed out.
+def read_text(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, root: Path | None = None) -> str:
+    """The UTF-8 text of the resolved path ``path``, or InputError saying why it is not
+    handed out. It is opened below ``root`` (default: its own folder) without following a
+    link (:func:`~ihmt.project.roots.open_confined`), so it is the file that was checked.
 
     Binary means a NUL byte in the first 8 KB or bytes that are not UTF-8: a model gains
     nothing from either, and decoding them lossily would hide that the content is not text.
     """
     try:
-        size = path.stat().st_size
-    except FileNotFoundError as exc:
-        raise NotFoundError(f"{path}: no such file") from exc
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror})") from exc
-    if not path.is_file():
-        raise InputError(f"{path}: not a regular file")
-    if size > max_bytes:
-        raise InputError(
-            f"{path}: {size:,} bytes, over the {max_bytes:,}-byte read limit; read a line "
-            "range (start_line/end_line), or use find_code for one symbol"
-        )
-    try:
-        raw = path.read_bytes()
+        raw, st = read_confined(root if root is not None else path.parent, path, max_bytes)
     except PermissionError as exc:
-        raise InputError(f"{path}: cannot be read (permission denied)") from exc
+        raise InputError(f"{clipped(path)}: cannot be read (permission denied)") from exc
     except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror})") from exc
-    if len(raw) > max_bytes:  # grew between stat and read
-        raise InputError(f"{path}: over the {max_bytes:,}-byte read limit")
+        raise InputError(f"{clipped(path)}: cannot be read ({exc.strerror})") from exc
+    if st.st_size > max_bytes or len(raw) > max_bytes:  # (or it grew while being read)
+        raise InputError(
+            f"{clipped(path)}: {max(st.st_size, len(raw)):,} bytes, over the {max_bytes:,}-byte "
+            "read limit; read a line range (start_line/end_line), or use find_code for one "
+            "symbol"
+        )
     if b"\x00" in raw[:BINARY_PROBE]:
-        raise InputError(f"{path}: binary file (NUL bytes); not handed out as text")
+        raise InputError(f"{clipped(path)}: binary file (NUL bytes); not handed out as text")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(
-            f"{path}: not valid UTF-8 (byte {exc.start}); treated as binary, not handed out"
+            f"{clipped(path)}: not valid UTF-8 (byte {exc.start}); treated as binary, not "
+            "handed out"
         ) from exc
 
 
@@ -90,77 +88,26 @@ class SessionFiles:
     a new session starts a new process and therefore reads everything afresh).
     """
 
-    def __init__(self, roots: Iterable[str | os.PathLike[str]] | None = None, *,
+    def __init__(self, roots: Roots | Iterable[str | os.PathLike[str]] | None = None, *,
                  max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.max_bytes = max_bytes
-        self._roots: list[Path] = []  # resolved
-        self._spelled: list[Path] = []  # as given (normalised), for the lexical check
+        self.allowed = roots if isinstance(roots, Roots) else Roots(
+            roots if roots is not None else [Path.cwd()])
         self._seen: dict[Path, _Handed] = {}
         self._mutex = threading.Lock()
-        for r in (roots if roots is not None else [Path.cwd()]):
-            self.add_root(r)
 
     # ------------------------------------------------------------------ roots
     @property
     def roots(self) -> list[Path]:
-        return list(self._roots)
+        return self.allowed.folders
 
     def add_root(self, path: str | os.PathLike[str]) -> Path:
         """Allow reading below ``path`` (a folder the client declared as its workspace)."""
-        p = Path(path).expanduser()
-        if not p.is_absolute():
-            p = Path.cwd() / p
-        try:
-            real = p.resolve(strict=True)
-        except (OSError, RuntimeError) as exc:
-            raise NotFoundError(f"allowed root {p} does not exist") from exc
-        if not real.is_dir():
-            raise InputError(f"allowed root {p} is not a folder")
-        if real not in self._roots:
-            self._roots.append(real)
-        for form in (Path(os.path.normpath(p)), real):
-            if form not in self._spelled:
-                self._spelled.append(form)
-        return real
+        return self.allowed.add(path)
 
     def resolve(self, path: str | os.PathLike[str]) -> Path:
-        """The real path of ``path`` if it is inside an allowed root; InputError otherwise.
-
-        Two checks, because each catches what the other misses: the path as written
-        (``..`` collapsed without touching the disk) must stay inside a root, and so must
-        the path with every symlink resolved.
-        """
-        if not self._roots:
-            raise InputError("no folder is allowed for reading: declare a root first")
-        raw = os.fspath(path)
-        if not isinstance(raw, str) or not raw.strip() or "\x00" in raw:
-            raise InputError("the path is empty or contains a NUL character")
-        p = Path(raw).expanduser()
-        base = self._roots[0]
-        written = Path(os.path.normpath(p if p.is_absolute() else base / p))
-        if not any(_is_within(written, r) for r in self._spelled):
-            raise InputError(
-                f"refused: {raw} is outside the allowed folders "
-                f"({', '.join(str(r) for r in self._roots)}); declare its folder as a root "
-                "if the agent should read it"
-            )
-        try:
-            real = written.resolve(strict=False)
-        except (OSError, RuntimeError) as exc:  # symlink loop
-            raise InputError(f"refused: {raw} cannot be resolved ({exc})") from exc
-        if not any(_is_within(real, r) for r in self._roots):
-            raise InputError(
-                f"refused: {raw} is a symlink (or passes through one) that leads outside the "
-                f"allowed folders, to {real}"
-            )
-        return real
-
-    def _display(self, real: Path) -> str:
-        for r in self._roots:
-            if _is_within(real, r):
-                rel = real.relative_to(r)
-                return str(rel) if r == self._roots[0] else str(real)
-        return str(real)
+        """The real path of ``path`` if it is inside an allowed root; InputError otherwise."""
+        return self.allowed.resolve(path)
 
     # ------------------------------------------------------------------ reading
     def read_file(self, path: str | os.PathLike[str], force: bool = False, start_line: int = 0,
@@ -174,8 +121,8 @@ class SessionFiles:
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise InputError(f"{name} must be a whole number >= 0 (0 = from start/to end)")
         real = self.resolve(path)
-        shown = self._display(real)
-        text = read_text(real, self.max_bytes)
+        shown = self.allowed.display(real)
+        text = read_text(real, self.max_bytes, self.allowed.root_of(real))
         lines = text.splitlines(keepends=True)
         n = len(lines)
         now = time.strftime("%H:%M:%S")
@@ -246,6 +193,3 @@ class SessionFiles:
             else:
                 self._seen.pop(self.resolve(path), None)
 
-
-def _is_within(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents

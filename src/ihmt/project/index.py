@@ -75,6 +75,7 @@ from .rank import (  # noqa: F401 - re-exported for the faces and the benchmark
     spelled_words,
     symbol_fields,
 )
+from .roots import is_within, read_confined
 from .tree import BRANCH_DOMAIN, build_tree  # noqa: F401 - BRANCH_DOMAIN re-exported
 
 log = logging.getLogger(__name__)
@@ -284,10 +285,20 @@ class ProjectIndex:
         if st.st_size > self.max_file_bytes:
             rep.skipped.append(f"{rel}: {st.st_size:,} bytes, over the index limit")
             return None
+        # The bytes indexed are those of the file checked inside the project: a file that
+        # became a link to somewhere else since the listing is not opened through it.
         try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            rep.skipped.append(f"{rel}: cannot be read ({exc.strerror})")
+            real = path.resolve(strict=True)
+            if not is_within(real, self.root):
+                rep.skipped.append(f"{rel}: a symlink leading outside the project")
+                return None
+            raw, st = read_confined(self.root, real, self.max_file_bytes)
+        except (InputError, NotFoundError, OSError, RuntimeError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            rep.skipped.append(f"{rel}: cannot be read ({why})")
+            return None
+        if st.st_size > self.max_file_bytes or len(raw) > self.max_file_bytes:
+            rep.skipped.append(f"{rel}: {st.st_size:,} bytes, over the index limit")
             return None
         rep.hashed += 1
         sha = hashlib.sha256(raw).hexdigest()
@@ -529,7 +540,9 @@ class ProjectIndex:
         try:
             return self.store.read_leaf(hit.leaf).text
         except (NotFoundError, DamagedFileError):
-            lines = (self.root / hit.path).read_text(encoding="utf-8").splitlines(True)
+            real = (self.root / hit.path).resolve()
+            raw, _ = read_confined(self.root, real, self.max_file_bytes)  # refuses a link out
+            lines = raw.decode("utf-8", errors="replace").splitlines(True)
             return "".join(lines[hit.start - 1:hit.end])
 
     def find_code(self, query: str, scope: str = "main", subpath: str = "",

@@ -26,13 +26,12 @@ OUTDATED = 1.0  # superseded memories keep their rank: corrections_first puts th
 
 def annotate(hits: list[Hit], timeline: FactTimeline, excerpt_of: Callable[[str], str]) -> None:
     """Attach OUTDATED flags and notices to hits from the timeline."""
-    superseded = timeline.superseded_sources()
     for h in hits:
         notes = list(timeline.notices_for_leaf(h.id))
         newer = timeline.outdated_by(h.id)
         if newer:
             notes.append(f"corrected by a later memory ({newer}): {excerpt_of(newer)}")
-        if notes or h.id in superseded:
+        if notes or timeline.is_superseded(h.id):
             h.outdated = True
             h.notices = notes
 

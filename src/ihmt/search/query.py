@@ -122,7 +122,8 @@ class Searcher:
         """A question about the user's own state, answered from its version group
         (:mod:`ihmt.search.topic`): the timeline's sources and the memories holding the
         attribute's vocabulary. None when no dated memory speaks about it."""
-        vocab = topic.vocabulary_terms(attribute, self.config.stemmer)
+        stem = self.config.stemmer
+        vocab = topic.vocabulary_terms(attribute, stem)
         extra = scoped.label(_hits(self.descend(vocab, topic.MAX_GROUP, flt), loader), view,
                              root) if vocab else []
         words = set(vocab)
@@ -134,20 +135,51 @@ class Searcher:
         near = stmts[max(0, cut - topic.MAX_GROUP // 2): cut + topic.MAX_GROUP // 2] \
             if period else stmts[-topic.MAX_GROUP:]
         sources = list(dict.fromkeys(f.source for f in near if f.source))
-        group = topic.version_group(about, sources, hit_for, self._saved_at)
+        vset = frozenset(vocab)
+        group = topic.version_group(about, sources, hit_for, self._saved_at,
+                                    attribute=attribute, vocab=vset,
+                                    ambiguous=topic.ambiguous_terms(attribute, stem))
         if not group:
             return None
         annotate(group, self.timeline, self.excerpt)
-        lead = topic.lead_of(group, period, set(sources), frozenset(vocab), attribute)
+        can = topic.leaders(group, set(sources), vset, attribute)
+        # The names the members give find the versions said without the attribute's
+        # words: a later change ("Said goodbye to Pied Piper; now I'm at Aviato"), or for
+        # a question about a time before every member, the memory of then.
+        named = topic.names(group)
+        found = scoped.label(_hits(self.descend(tokenize(" ".join(named), stem),
+                                                topic.MAX_GROUP, flt), loader), view, root) \
+            if named else []
+        newer = topic.later_by_name(group, can, found)
+        if newer:
+            annotate(newer, self.timeline, self.excerpt)
+            group = sorted(group + newer, key=lambda h: (h.date or "", h.id))
+            can = topic.leaders(group, set(sources), vset, attribute)
+        lead = topic.lead_of(group, period, can=can)
+        older: list[Hit] = []
+        if period and lead is not None and (lead.date or "")[:10] > period[1]:
+            # Nothing of the group is dated then: an older memory may name the value the
+            # members replaced ("Me fui de Stark Analytics ...") without the attribute's
+            # words ("En Stark Analytics hago paneles internos").
+            older = topic.earlier_by_name(group, found, named)
+            if older:
+                annotate(older, self.timeline, self.excerpt)
+                group = older + group
+                can = topic.leaders(group, set(sources), vset, attribute)
+                lead = topic.lead_of(group, period, can=can)
         if lead is None:
             return None
-        ordered = topic.order_group(group, lead, period, attribute)
+        ordered = topic.order_group(group, lead, period, attribute, can)
         now_value = fold(stmts[-1].value) if stmts else None
         current = {f.source for f in stmts if f.source and fold(f.value) == now_value}
         if period and (lead.date or "")[:10] > period[1]:
             conf = topic.NOTHING_THEN  # nothing dated then: the earliest known, said so
             note = (f"the earliest memory about your {attribute}; no memory about it is "
                     "dated that early")
+        elif period and any(lead is h for h in older):
+            conf = topic.LEAD_DISAGREES
+            note = (f"the memory of then that names what a later memory about your "
+                    f"{attribute} replaced; check with the user")
         elif period:
             conf, note = topic.LEAD_AGREES, f"the memory about your {attribute} in force then"
         else:

@@ -32,70 +32,25 @@ import re
 from collections.abc import Callable
 
 from ..model import Hit
-from ..text import clip, fold, tokenize
-
-# Words (not phrases) that mark a memory as speaking about an attribute. Stemmed with the
-# store's stemmer before use, so "worked", "working" and "works" count as "work".
-VOCABULARY: dict[str, str] = {
-    "employer": "work works worked working job jobs employer employers company hired hire "
-                "joined join offer contract position role startup "
-                "trabajo trabaja trabajar trabajando empresa empleo contrataron contrato "
-                "incorpore incorporé puesto oferta empece empecé empezé fiché fiche",
-    "location": "live lives lived living home flat apartment house moved move relocated "
-                "relocate lease rent based neighbourhood neighborhood settled "
-                "vivo vivir vivía viviendo casa piso apartamento mudé mude mudamos "
-                "mudanza trasladé traslade trasladamos alquiler resido instalé instale barrio",
-    "stack": "stack",
-    "manager": "manager boss report reports reporting lead leads supervisor "
-               "reorg reorganisation reorganization one-on-ones "
-               "jefe jefa responsable reporto dependo supervisora supervisor "
-               "reorganización reorganizacion",
-    # (only product names that are not also ordinary words or first names: "Kate",
-    # "Eclipse", "Atom", "Cursor", "Helix" would pull in lunches and eclipses)
-    "editor": "editor ide code coding keybindings vim neovim emacs vscode sublime intellij "
-              "pycharm webstorm goland clion gedit xcode netbeans notepad "
-              "programo programar editor ide",
-    "ci": "ci pipeline pipelines build builds jenkins actions integration jobs "
-          "pipelines integración integracion",
-    "package manager": "npm pnpm yarn bun pip pipenv poetry uv conda cargo composer bundler "
-                       "maven gradle nuget lockfile "
-                       "gestor paquetes",
-    "runtime": "python version upgraded upgrade bumped runtime services "
-               "versión version actualizamos subimos servicios",
-    "commute": "commute commuting office drive bike cycle train bus walk car scooter foot "
-               "tram metro subway ferry motorbike "
-               "oficina coche bici bicicleta tren autobús autobus andando trayecto pie "
-               "patinete tranvía tranvia moto",
-    "schedule": "standup stand-up daily meeting "
-                "daily reunión reunion standup",
-}
-
-# A memory that rejects, plans or only imagines a value does not state it.
-_REJECT = re.compile(
-    r"\b(?:turned\s+\w+\s+down|turned\s+down|declined|decided\s+against|said\s+no|not\s+for\s+me"
-    r"|voted\s+(?:it\s+)?down|but\s+(?:we\s+)?stayed|stayed\s+with|held\s+off|evaluated|"
-    r"thought\s+about|considering|might|maybe|would|proposed|suggested|interviewed|"
-    r"too\s+far|no\s+(?:nos|me)\s+\w+|rechac\w*|dije\s+que\s+no|se\s+voto\s+que\s+no|"
-    r"pense\s+en|propus\w*|propuso|evaluamos|no\s+cambiamos|no\s+es\s+para\s+mi|"
-    r"al\s+final\s+no|esperamos|quizas|tal\s+vez|podriamos)\b")
-# Something seen or read about, not the user's own state: "saw an ad for cycling to work",
-# "read an article about remote jobs", "vi un anuncio sobre ir en patinete".
-_MEDIA = re.compile(
-    r"\b(?:(?:saw|seen|read|heard|watched|came\s+across|spotted)\s+(?:an?\s+|the\s+|some\s+)?"
-    r"(?:\w+\s+)?(?:ad|ads|advert|advertisement|article|post|video|story|podcast|thread|"
-    r"billboard|commercial)"
-    r"|(?:vi|he\s+visto|lei|he\s+leido|oi|escuche|encontre)\s+(?:un|una|el|la|unos|unas)\s+"
-    r"(?:\w+\s+)?(?:anuncio|anuncios|articulo|post|video|noticia|reportaje|podcast|cartel))\b")
-# Someone else's state, not the user's: "helped a friend move to Berlin", "ayudé a una
-# compañera con su configuración de Vim".
-_OTHERS = re.compile(
-    r"\b(?:helped|helping|gave\s+\w+\s+a\s+hand|ayude|ayudando|eche\s+una\s+mano)\s+"
-    r"(?:a\s+|an\s+|my\s+|our\s+|a\s+un\s+|a\s+una\s+|a\s+mi\s+|un\s+|una\s+|mi\s+)?"
-    r"(?:\w+\s+)?(?:colleague|coworker|co-worker|friend|teammate|neighbou?r|sister|brother|"
-    r"cousin|compa\w+|amig[oa]s?|vecin[oa]s?|herman[oa]s?|prim[oa]s?)\b")
-# The topic word is about the past: "my old colleagues", "antiguos compañeros".
-_FORMER = re.compile(r"\b(?:old|former|ex|previous|antiguo|antigua|antiguos|antiguas|viejo|"
-                     r"vieja|anterior)\b")
+from ..text import clip_shown, fold, tokenize
+from .topic_words import (
+    AMBIGUOUS,
+    CALENDAR,
+    CHANGE,
+    FORMER,
+    MEDIA,
+    OTHERS,
+    PERSONAL,
+    REJECT,
+    TOOL_ATTRIBUTES,
+    VALUE_WORDS,
+    VOCABULARY,
+    about_me,
+    in_context,
+    mere_mention,
+    others_role,
+    speaks_of_going,
+)
 
 LEAD_AGREES = 0.9  # confidence when the timeline's current value is the leading memory's
 LEAD_DISAGREES = 0.6  # ... when a newer memory than the timeline's source leads
@@ -104,26 +59,58 @@ MAX_GROUP = 30
 
 
 def vocabulary_terms(attribute: str, stemmer: str) -> list[str]:
-    return list(dict.fromkeys(tokenize(VOCABULARY.get(attribute, ""), stemmer)))
+    """The attribute's words as the index holds them (stemmed), its ambiguous product
+    names included (:data:`AMBIGUOUS`: a memory joins by one only where it is a tool)."""
+    words = VOCABULARY.get(attribute, "") + " " + " ".join(sorted(AMBIGUOUS.get(attribute, ())))
+    return list(dict.fromkeys(tokenize(words, stemmer)))
+
+
+def ambiguous_terms(attribute: str, stemmer: str) -> frozenset[str]:
+    names = AMBIGUOUS.get(attribute, frozenset())
+    plain = set(tokenize(VOCABULARY.get(attribute, ""), stemmer))
+    return frozenset(t for t in tokenize(" ".join(sorted(names)), stemmer) if t not in plain)
+
+
+def _tool_names(h: Hit, attribute: str) -> set[str]:
+    """The ambiguous product names ``h`` uses as a tool ("Probé Helix un mes")."""
+    if attribute not in TOOL_ATTRIBUTES:
+        return set()
+    text = h.excerpt or h.text
+    return {n for n in AMBIGUOUS.get(attribute, ()) if in_context(text, n, attribute)}
+
+
+def _in_context(h: Hit, attribute: str) -> bool:
+    text = h.excerpt or h.text
+    return any(in_context(text, n, attribute) for n in AMBIGUOUS.get(attribute, ()))
 
 
 def states_something(text: str) -> bool:
     """False for a memory that rejects, plans or only imagines what it mentions, tells of
-    something seen or read about (an ad, an article), or of helping someone else."""
+    something seen or read about (an ad, an article), of helping someone else, of somebody
+    close's state, of news about a product, or denies without a change
+    (:func:`ihmt.search.topic_words.mere_mention`)."""
     folded = fold(text)
-    return not (_REJECT.search(folded) or _MEDIA.search(folded) or _OTHERS.search(folded))
+    return not (REJECT.search(folded) or MEDIA.search(folded) or OTHERS.search(folded)
+                or mere_mention(folded))
 
 
 def version_group(candidates: list[Hit], fact_sources: list[str],
                   make_hit: Callable[[str], Hit | None],
-                  saved_at: Callable[[str], str] = lambda _id: "") -> list[Hit]:
+                  saved_at: Callable[[str], str] = lambda _id: "", *, attribute: str = "",
+                  vocab: frozenset[str] = frozenset(),
+                  ambiguous: frozenset[str] = frozenset()) -> list[Hit]:
     """The dated memories about one attribute among ``candidates`` (hits of the vocabulary
     descent and of the query) and the timeline's ``fact_sources``, oldest first; memories
-    of the same day in the order they were saved (``saved_at``)."""
+    of the same day in the order they were saved (``saved_at``). A candidate whose only
+    words of the ``vocab`` are ``ambiguous`` product names joins where it uses one as a
+    tool ("Lunch with Kate" is not about an editor)."""
     by_id: dict[str, Hit] = {}
     for h in candidates:
         if h.id not in by_id:
             by_id[h.id] = h
+        else:  # the same memory from the query and the vocabulary descent: both words
+            seen = by_id[h.id]
+            seen.matched = list(dict.fromkeys(seen.matched + h.matched))
     for src in fact_sources:
         if src not in by_id:
             h = make_hit(src)
@@ -136,7 +123,11 @@ def version_group(candidates: list[Hit], fact_sources: list[str],
         text = h.excerpt or h.text
         if not states_something(text):
             continue
-        if h.id not in fact_sources and _FORMER.search(fold(text)):
+        if h.id not in fact_sources and FORMER.search(fold(text)):
+            continue
+        words = vocab & set(h.matched)
+        if h.id not in fact_sources and words and words <= ambiguous \
+                and not _in_context(h, attribute):
             continue
         group.append(h)
     days: dict[str, int] = {}
@@ -157,45 +148,118 @@ def _values(text: str) -> set[str]:
     return {f.lower() for f in found if not (first and f == first.group(1))}
 
 
+_NAME = re.compile(r"(?<![\w.])[A-ZÁÉÍÓÚÑ][\w'-]+(?:\s+[A-ZÁÉÍÓÚÑ][\w'-]+)*")
+
+
+_SENTENCE_START = re.compile(r"(?:^|[.!?;:\n]|\d{4}-\d\d-\d\d)[\W\d]*?(?=\w)")
+
+
+def names(group: list[Hit]) -> list[str]:
+    """The names the members give as values ("Stark Analytics", "Tyrell Data"), without a
+    sentence's capitalised first word standing alone (in a note of several sentences, or
+    after a date line, too), weekdays or months."""
+    out: dict[str, None] = {}
+    for h in group:
+        text = h.excerpt or h.text
+        starts = {m.end() for m in _SENTENCE_START.finditer(text)}
+        for m in _NAME.finditer(text):
+            name = m.group()
+            if m.start() in starts:  # "Left Vandelay Imports": the first word may be a verb
+                if " " not in name:
+                    continue
+                rest = name.split(None, 1)[1]
+                if fold(rest) not in CALENDAR:
+                    out[rest] = None
+            if fold(name) not in CALENDAR:
+                out[name] = None
+    return list(out)
+
+
+def earlier_by_name(group: list[Hit], found: list[Hit], named: list[str]) -> list[Hit]:
+    """Memories older than every member that name one of ``named`` ("En Stark Analytics hago
+    sobre todo paneles internos", before "Me fui de Stark Analytics y me incorporé a Tyrell
+    Data"): versions from before the group's first, which a question about that time asks
+    for. Rejections, things seen and mentions of the past are left out, as in
+    :func:`version_group`."""
+    if not group:
+        return []
+    first = group[0].date or ""
+    ids = {h.id for h in group}
+    phrases = [re.compile(r"(?<!\w)" + re.escape(fold(n)) + r"(?!\w)") for n in named]
+    out = []
+    for h in found:
+        text = h.excerpt or h.text
+        if h.id in ids or not h.date or (h.date or "") >= first:
+            continue
+        folded = fold(text)
+        if not any(p.search(folded) for p in phrases):
+            continue
+        if not states_something(text) or FORMER.search(folded):
+            continue
+        ids.add(h.id)
+        out.append(h)
+    return sorted(out, key=lambda h: (h.date or "", h.id))
+
+
+def _name_set(text: str) -> set[str]:
+    return {fold(re.sub(r"'s$", "", n)) for n in names([Hit(id="", score=0.0, excerpt=text)])}
+
+
+def later_by_name(group: list[Hit], can: list[bool], found: list[Hit]) -> list[Hit]:
+    """Memories newer than every member that may lead, which name a value a member gave,
+    another name no member gave, and a word of change ("Said goodbye to Pied Piper; now
+    I'm at Aviato" after "I'm a data engineer at Pied Piper"): the change said without
+    the attribute's words, by the user of themselves. A later memory naming only the old
+    value ("Pied Piper's new logo"), no change ("lunch with the Pied Piper folks and
+    Maria") or somebody else's ("Greta Holm retired and moved to Spain") is no version."""
+    leading = [h for h, ok in zip(group, can) if ok]
+    if not leading:
+        return []
+    last = max(h.date or "" for h in leading)
+    known = set().union(*(_name_set(h.excerpt or h.text) for h in leading))
+    ids = {h.id for h in group}
+    out = []
+    for h in found:
+        text = h.excerpt or h.text
+        if h.id in ids or not h.date or (h.date or "") <= last:
+            continue
+        mine = _name_set(text)
+        old, new = mine & known, mine - known
+        new = {n for n in new if not any(n in k or k in n for k in known)}
+        folded = fold(text)
+        if not old or not new or not CHANGE.search(folded) or not about_me(text):
+            continue
+        if not states_something(text) or FORMER.search(folded):
+            continue
+        ids.add(h.id)
+        out.append(h)
+    return out
+
+
 def _first_word(text: str) -> str | None:
     m = re.match(r"\W*([A-ZÁÉÍÓÚÑ][\w'-]+)", text)
     return m.group(1).lower() if m else None
-
-
-_CALENDAR = frozenset(
-    """monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays
-    thursdays fridays saturdays sundays january february march april may june july august
-    september october november december lunes martes miercoles jueves viernes sabado domingo
-    enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre
-    diciembre""".split())
-
-
-# Attributes whose values are ordinary lower-case words, not names or numbers.
-_VALUE_WORDS = {
-    "commute": frozenset("""bike bicycle cycle cycling train tram metro subway underground bus
-        car drive driving walk walking foot scooter motorbike ferry carpool bici bicicleta
-        tren tranvia autobus coche andando pie patinete moto""".split()),
-    # Package managers are written in lower case: not names the value finder sees.
-    "package manager": frozenset("""npm pnpm yarn bun pip pipenv poetry uv conda cargo
-        composer bundler maven gradle nuget""".split()),
-}
 
 
 def may_lead(h: Hit, values: set[str], vocab_hits: int, sources: set[str],
              attribute: str = "") -> bool:
     """Whether a member can be the answer: a memory the timeline knows (a rule or the agent
     stated its fact), or one that names a value (``values``: a name or a number that is
-    not a weekday or a month; for a commute, a means of transport) or uses two of the
-    attribute's words. A memory that shares one word with the attribute and names nothing
-    ("the job queue is backed up", "we moved the standup to Thursdays") is listed, never
-    put first."""
+    not a weekday or a month; for a commute, a means of transport where the memory speaks
+    of going somewhere) or uses two of the attribute's words. A memory that shares one word
+    with the attribute and names nothing ("the job queue is backed up", "we moved the
+    standup to Thursdays"), or that names somebody else's role ("the newsletter editor is
+    Ana Diaz"), is listed, never put first."""
     if h.id in sources:
         return True
-    if {v for v in values if fold(v) not in _CALENDAR}:
-        return True
-    words = _VALUE_WORDS.get(attribute)
-    if words and words & set(re.findall(r"[a-z]+", fold(h.excerpt or h.text))):
-        return True
+    text = h.excerpt or h.text
+    if others_role(text, attribute):
+        return False
+    if {v for v in values if fold(v) not in CALENDAR}:
+        return attribute != "commute" or speaks_of_going(text)
+    words = VALUE_WORDS.get(attribute)
+    if words and words & set(re.findall(r"[a-z]+", fold(text))):
+        return attribute != "commute" or speaks_of_going(text)
     return vocab_hits >= 2
 
 
@@ -209,14 +273,23 @@ def _looks_back(values: list[set[str]], i: int) -> bool:
         for j in range(i))
 
 
-def lead_of(group: list[Hit], period: tuple[str, str] | None,
-            sources: set[str] = frozenset(), vocab: frozenset[str] = frozenset(),
-            attribute: str = "") -> Hit | None:
-    """The newest member that may lead (:func:`may_lead`), or with a period the one in
-    force at its end (the earliest that may lead when none is dated then); a member that
-    only names a replaced value again does not lead (:func:`_looks_back`), unless the
-    timeline knows it. None when no member may lead."""
-    values = [_values(h.excerpt or h.text) for h in group]
+def _names_replaced(values: list[set[str]], i: int) -> bool:
+    """Whether member ``i`` names a value that a member between replaced ("Globex is
+    hiring again" after "My first week at Umbrella"). For the user's own attributes
+    (:data:`PERSONAL`), said of the user it may be the change itself ("Said goodbye to
+    Globex; now I'm at Umbrella"), otherwise it is news about the old value, no version.
+    A team's attributes change without an "I" ("the backend moved from 3.11 to 3.13")."""
+    mine = values[i]
+    return any(mine & (values[j] - values[k]) and values[k] - values[j]
+               for j in range(i) for k in range(j + 1, i))
+
+
+def leaders(group: list[Hit], sources: set[str] = frozenset(),
+            vocab: frozenset[str] = frozenset(), attribute: str = "") -> list[bool]:
+    """For each member (oldest first), whether it may lead (:func:`may_lead`); a member
+    that only names a replaced value again does not (:func:`_looks_back`), unless the
+    timeline knows it."""
+    values = [_values(h.excerpt or h.text) | _tool_names(h, attribute) for h in group]
     # A sentence's first word is capitalised anyway, so it is no value by itself; it is one
     # when another member names it ("Buildkite runs every pipeline" before "we moved from
     # Buildkite to Drone").
@@ -225,24 +298,37 @@ def lead_of(group: list[Hit], period: tuple[str, str] | None,
         first = _first_word(h.excerpt or h.text)
         if first and first in named - values[i]:
             values[i] = values[i] | {first}
+    return [may_lead(h, values[i], len(vocab & set(h.matched)), sources, attribute)
+            and (h.id in sources or not (_looks_back(values, i) or (
+                attribute in PERSONAL and _names_replaced(values, i)
+                and not about_me(h.excerpt or h.text))))
+            for i, h in enumerate(group)]
 
-    def ok(i: int) -> bool:
-        h = group[i]
-        return may_lead(h, values[i], len(vocab & set(h.matched)), sources, attribute) \
-            and (h.id in sources or not _looks_back(values, i))
 
+def lead_of(group: list[Hit], period: tuple[str, str] | None,
+            sources: set[str] = frozenset(), vocab: frozenset[str] = frozenset(),
+            attribute: str = "", can: list[bool] | None = None) -> Hit | None:
+    """The newest member that may lead (:func:`leaders`, or ``can`` when given), or with a
+    period the one in force at its end (the earliest that may lead when none is dated
+    then). None when no member may lead."""
+    ok = can if can is not None else leaders(group, sources, vocab, attribute)
     end = sum(1 for h in group if (h.date or "")[:10] <= period[1]) if period else len(group)
-    order = range(end - 1, -1, -1) if end else range(len(group))
-    return next((group[i] for i in order if ok(i)), None)
+    # Newest first up to the end of the period; then, if none of then may lead, the
+    # earliest after it (the caller says that nothing is dated that early).
+    order = list(range(end - 1, -1, -1)) + list(range(end, len(group)))
+    return next((group[i] for i in order if ok[i]), None)
 
 
 def order_group(group: list[Hit], lead: Hit, period: tuple[str, str] | None,
-                attribute: str = "") -> list[Hit]:
+                attribute: str = "", can: list[bool] | None = None) -> list[Hit]:
     """``lead`` first, then the other members newest first; members older than the newest
-    are flagged as possibly outdated (the notice names the newer memory and its date).
+    that may lead (``can``, see :func:`leaders`; the newest of all without it) are flagged
+    as possibly outdated (the notice names the newer memory and its date): a later
+    memory that names nothing ("the job queue is backed up") outdates nothing.
     Notices about ``attribute`` come before a member's other notices (a memory of the
     old home that also named the old job answers "where do I live" with the home's)."""
-    newest = group[-1]
+    newest = next((group[i] for i in range(len(group) - 1, -1, -1) if can[i]), lead) \
+        if can is not None else group[-1]
     rest = [h for h in reversed(group) if h is not lead]
     top = max((h.score for h in group), default=1.0) or 1.0
     lead.score = top * 2 + 1.0
@@ -252,7 +338,7 @@ def order_group(group: list[Hit], lead: Hit, period: tuple[str, str] | None,
         if h is newest or (h.date or "") >= (newest.date or ""):
             continue
         note = (f"possibly outdated: a later memory ({newest.when}) says: "
-                f"{clip(newest.text, 100)}")
+                f"{clip_shown(newest.text, 100)}")
         if not h.outdated or not h.notices:
             h.outdated = True
             h.notices = [note] + list(h.notices)

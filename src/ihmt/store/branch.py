@@ -10,7 +10,7 @@ import math
 import sys
 import zlib
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..errors import DamagedFileError
@@ -45,23 +45,30 @@ class Branch:
     __slots__ = ("data", "id", "layer", "domain", "children", "terms", "_flat", "_masks",
                  "_mask_bytes", "_widths", "_layout", "n_leaves", "total_len", "band_bits")
 
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, data: dict[str, Any],
+                 packed: tuple[Mapping[str, int], array, Any] | None = None) -> None:
+        """``data``: a branch file's JSON object (its term and mask fields are taken out).
+        ``packed``: the term index, the int array and the raw masks already built (see
+        :meth:`from_packed`), instead of ``data``'s ``terms`` and ``masks``."""
         try:
             self.data = data
             self.id: str = data["id"]
             self.layer: int = int(data["layer"])
             self.domain: str = data["domain"]
             self.children: list[dict[str, Any]] = list(data["children"])
-            raw = data.pop("terms")
-            if not isinstance(raw, dict):
-                raise TypeError("terms is not an object")
-            # A warm process keeps thousands of branches: all groups live in one int array
-            # and each (interned, so shared) term maps to (offset << 12 | groups).
-            flat = array("i")
-            index: dict[str, int] = {}
-            for term, groups in raw.items():
-                index[_intern(term)] = (len(flat) << _SHIFT) | (len(groups) // 4)
-                flat.extend(groups)
+            if packed is None:
+                raw = data.pop("terms")
+                if not isinstance(raw, dict):
+                    raise TypeError("terms is not an object")
+                # A warm process keeps thousands of branches: all groups live in one int
+                # array and each (interned, so shared) term maps to (offset << 12 | groups).
+                flat = array("i")
+                index: dict[str, int] = {}
+                for term, groups in raw.items():
+                    index[_intern(term)] = (len(flat) << _SHIFT) | (len(groups) // 4)
+                    flat.extend(groups)
+            else:
+                index, flat, masks = packed
             self.terms = index
             self._flat = flat
             self.band_bits = int(data.pop("bands", 0))
@@ -70,8 +77,11 @@ class Branch:
             self._mask_bytes = int(data.pop("mask_bytes", 0))
             self._widths = [int(w) for w in data.pop("slot_widths", ())]
             self._layout: tuple[list[int | None], list[int] | None, int] | None = None
-            self._masks = _unpack_masks(data.pop("masks", None), len(flat) // 4,
-                                        self._mask_bytes)
+            if packed is None:
+                self._masks = _unpack_masks(data.pop("masks", None), len(flat) // 4,
+                                            self._mask_bytes)
+            else:
+                self._masks = _check_masks(masks, len(flat) // 4, self._mask_bytes)
             if self._masks is not None and len(self._widths) != len(self.children):
                 raise ValueError("slot_widths does not match the children")
             self.n_leaves: int = int(data["n_leaves"])
@@ -80,6 +90,29 @@ class Branch:
             raise DamagedFileError(f"branch {data.get('id', '?')}: bad field ({exc})") from exc
         if not self.children:
             raise DamagedFileError(f"branch {self.id}: no children")
+
+    @classmethod
+    def from_packed(cls, data: dict[str, Any], index: Mapping[str, int], flat: array,
+                    masks: Any) -> Branch:
+        """A branch from its packed parts (:mod:`ihmt.store.branch_cache`): ``data`` is the
+        file's object without ``terms`` and ``masks``; ``index`` and ``flat`` as
+        :attr:`terms` and the int array; ``masks`` the raw slot masks (``bytes``, or
+        anything sliced and measured like them) or None."""
+        if len(flat) % 4:
+            raise DamagedFileError(f"branch {data.get('id', '?')}: packed groups cut short")
+        return cls(data, (index, flat, masks))
+
+    def packed(self) -> tuple[Mapping[str, int], array, Any]:
+        """The term index, the int array and the raw masks (what :meth:`from_packed` takes)."""
+        return self.terms, self._flat, self._masks
+
+    @property
+    def mask_bytes(self) -> int:
+        return self._mask_bytes
+
+    @property
+    def slot_widths(self) -> list[int]:
+        return self._widths
 
     def groups(self, term: str) -> array | None:
         """Flat ``(code, max_tf, min_len, df)`` groups of ``term``, or None if absent; the
@@ -313,6 +346,14 @@ def _unpack_masks(blob: Any, n_groups: int, width: int) -> bytes | None:
         raw = zlib.decompress(base64.b64decode(blob, validate=True))
     except (TypeError, ValueError, zlib.error) as exc:
         raise DamagedFileError(f"branch masks cannot be read ({exc})") from exc
+    if len(raw) != n_groups * width:
+        raise DamagedFileError(f"branch masks: {len(raw)} bytes for {n_groups} groups")
+    return raw
+
+
+def _check_masks(raw: bytes | None, n_groups: int, width: int) -> bytes | None:
+    if raw is None or width <= 0:
+        return None
     if len(raw) != n_groups * width:
         raise DamagedFileError(f"branch masks: {len(raw)} bytes for {n_groups} groups")
     return raw

@@ -43,7 +43,7 @@ from ..errors import (
     from_os_error,
 )
 from ..model import Leaf
-from . import files
+from . import branch_cache, files
 from .branch import (  # noqa: F401 - re-exported: the tree and search build on them
     BAND_BASE,
     BAND_BITS,
@@ -129,6 +129,10 @@ class Store:
         self.branch_cache_limit = 1_500_000  # term entries kept in memory (LRU), ~200 MB
         self.problems: list[str] = []  # damage found and repaired, reported once
         self._domain_dirs: dict[str, Path] = {}  # domain -> its leaf folder (names checked)
+        # True: packed copies of large branches (ihmt.store.branch_cache) are kept for
+        # write_deferred_cache() instead of written at once (a hook answers first).
+        self.defer_branch_cache = False
+        self._deferred: list[tuple[str, bytes, Branch]] = []
         self.catalog_restarted = False  # the catalog was begun again: rewrite it whole
         self.changes = 0  # files of the store written or removed (a failed write with none
         #                   changed nothing: Memory closes its intent instead of a repair)
@@ -210,6 +214,7 @@ class Store:
             with store.lock.hold():
                 shutil.rmtree(path / "layers", ignore_errors=True)
                 files.ensure_dir(path / "layers")
+                branch_cache.clear(store.state_dir)
         if not (path / "root.json").exists() or force:
             store.write_root(empty_root())
         return store
@@ -321,7 +326,7 @@ class Store:
         """Delete temporary files a killed writer left behind (lock held: no live writer
         owns one). Their content was never acknowledged."""
         n = 0
-        for sub in ("layer_0", "layers", "state", ""):
+        for sub in ("layer_0", "layers", "state", "/".join(("state", *branch_cache.FOLDER)), ""):
             base = self.path / sub if sub else self.path
             pattern = "*/.*.part" if sub in ("layer_0", "layers") else ".*.part"
             for p in base.glob(pattern):
@@ -422,6 +427,9 @@ class Store:
     def write_branch(self, data: dict[str, Any]) -> Branch:
         files.write_json(self.branch_path(data["id"], int(data["layer"])), data)
         self.changes += 1
+        # The packed copy of the old file goes with it (a reader would ignore it anyway:
+        # it is checked against the file's bytes; this keeps no stale copy on disk).
+        branch_cache.forget(self.state_dir, data["id"])
         branch = Branch(data)
         self._cache_branch(branch)
         return branch
@@ -434,6 +442,7 @@ class Store:
                 self._branch_weight -= old.weight()
         self.changes += 1
         self.branch_path(node_id, layer).unlink(missing_ok=True)
+        branch_cache.forget(self.state_dir, node_id)
 
     def branch(self, node_id: str, layer: int) -> tuple[Branch, bool]:
         """The branch and whether it had to be read from disk (False: served from cache)."""
@@ -444,16 +453,38 @@ class Store:
                 return cached, False
         path = self.branch_path(node_id, layer)
         try:
-            data = files.read_json(path)
+            raw = path.read_bytes()
         except FileNotFoundError as exc:
             raise DamagedFileError(f"branch {node_id} is missing") from exc
-        except (OSError, ValueError) as exc:
+        except OSError as exc:
             raise DamagedFileError(f"branch {node_id} cannot be parsed ({exc})") from exc
-        if not isinstance(data, dict):
-            raise DamagedFileError(f"branch {node_id} is not a JSON object")
-        branch = Branch(data)
+        # A large file's packed form, kept by an earlier process (derived, checked against
+        # these very bytes; see ihmt.store.branch_cache).
+        branch = branch_cache.load(self.state_dir, node_id, raw)
+        if branch is None:
+            try:
+                data = json.loads(raw.decode("utf-8"))
+            except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
+                raise DamagedFileError(f"branch {node_id} cannot be parsed ({exc})") from exc
+            if not isinstance(data, dict):
+                raise DamagedFileError(f"branch {node_id} is not a JSON object")
+            branch = Branch(data)
+            if not self.defer_branch_cache:
+                branch_cache.save(self.state_dir, node_id, raw, branch)
+            elif len(raw) >= branch_cache.MIN_BYTES:
+                self._deferred.append((node_id, raw, branch))
         self._cache_branch(branch)
         return branch, True
+
+    def write_deferred_cache(self) -> int:
+        """Write the packed copies kept while :attr:`defer_branch_cache` was on; returns how
+        many were written or tried (failures are ignored, as a cache's are)."""
+        n = 0
+        while self._deferred:
+            node_id, raw, branch = self._deferred.pop(0)
+            branch_cache.save(self.state_dir, node_id, raw, branch)
+            n += 1
+        return n
 
     def _cache_branch(self, branch: Branch) -> None:
         with self._cache_lock:

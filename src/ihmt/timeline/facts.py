@@ -20,12 +20,10 @@ Unknown ``op`` values are ignored, so an older reader survives a newer writer.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
 from collections.abc import Iterable
-from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -33,6 +31,7 @@ from typing import Any
 from ..errors import InputError, StoreError, UnusableFileError
 from ..model import Fact
 from ..store.files import append_line, atomic_write
+from .lines import encode_event, parse_line
 from .queries import TimelineQueries
 from .views import Notice, Stmt, View, build_view, check_date, norm_value, valid_date
 
@@ -44,13 +43,6 @@ FACTS_FILE = "facts.jsonl"
 PRIMARY_FILE = "facts.primary.jsonl"  # facts recorded directly: primary data, append-only
 
 _MAX_VALUE = 4000
-
-
-def _encode(event: dict[str, Any]) -> bytes:
-    # ensure_ascii=False keeps the log readable; backslashreplace turns a lone surrogate into
-    # a JSON \\uXXXX escape instead of failing the save.
-    text = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
-    return (text + "\n").encode("utf-8", "backslashreplace")
 
 
 class FactTimeline(TimelineQueries):
@@ -89,7 +81,6 @@ class FactTimeline(TimelineQueries):
         self._outdated: dict[str, tuple[str, str]] = {}
         self._implicit: set[str] = set()  # old ids whose latest mark was found, not told
         self._superseded: set[str] | None = None
-        self._newer: dict[str, str] | None = None  # old source -> source that changed it
 
     @property
     def damaged_lines(self) -> int:
@@ -200,13 +191,7 @@ class FactTimeline(TimelineQueries):
             )
         return applied
 
-    @staticmethod
-    def _parse(line: bytes) -> dict[str, Any] | None:
-        try:
-            event = json.loads(line)
-        except ValueError:  # JSONDecodeError and UnicodeDecodeError
-            return None
-        return event if isinstance(event, dict) else None
+    _parse = staticmethod(parse_line)  # one line's event (ihmt.timeline.lines)
 
     def _apply(self, event: dict[str, Any], notices: list[Notice] | None) -> bool:
         """Fold one event into memory; False when it is malformed."""
@@ -254,12 +239,13 @@ class FactTimeline(TimelineQueries):
         if notices is not None and key in self._stmts:  # not while loading: views cost a sort
             before = self._view(key).active_norm
         self._seq += 1
-        self._stmts.setdefault(key, []).append(replace(stmt, seq=self._seq))
+        self._stmts.setdefault(key, []).append(Stmt(self._seq, stmt.subject, stmt.attribute,
+                                                    stmt.value, stmt.date, stmt.source,
+                                                    stmt.norm))
         if stmt.source is not None:
             self._by_source.setdefault(stmt.source, set()).add(key)
         self._views.pop(key, None)
         self._superseded = None
-        self._newer = None
         if notices is not None and before is not None:
             view = self._view(key)
             if view.active_norm != before:
@@ -365,7 +351,7 @@ class FactTimeline(TimelineQueries):
                 if exact in self._exact or exact in batch:
                     continue
                 batch.add(exact)
-                lines.append(_encode(ev))
+                lines.append(encode_event(ev))
             if not lines:
                 return []
             self._append(lines)
@@ -393,7 +379,7 @@ class FactTimeline(TimelineQueries):
             event["implicit"] = True
         with self._lock:
             self._read(None)
-            self._append([_encode(event)])
+            self._append([encode_event(event)])
             self._read(None)
 
     def record_primary(self, fact: Fact) -> Notice | None:
@@ -404,7 +390,7 @@ class FactTimeline(TimelineQueries):
         with self._lock:
             try:
                 append_line(self.state_dir / PRIMARY_FILE,
-                            _encode(event).decode("utf-8").rstrip(), durable=self.sync)
+                            encode_event(event).decode("utf-8").rstrip(), durable=self.sync)
             except OSError as exc:
                 raise self._primary_error(exc, "written") from exc
             return self.record(fact)
@@ -434,6 +420,20 @@ class FactTimeline(TimelineQueries):
             if ev is not None and ev.get("op") == "fact":
                 out.append(ev)
         return out
+
+    def needs_rebuild(self, expected_size: int, seen_damage: int) -> tuple[bool, int]:
+        """Whether the log must be rebuilt from the leaves, and how many facts recorded
+        directly it lost: it is shorter than the ``expected_size`` the trunk recorded, has
+        more damaged lines than the ``seen_damage`` already repaired, or lost such facts.
+        Reads what was appended first. (The lost count is reported once: ask again only
+        after a rebuild.)"""
+        self.refresh()
+        try:
+            size = self.path.stat().st_size
+        except OSError:
+            size = 0
+        lost = self.primary_missing()
+        return (size < expected_size or self.damaged_lines > seen_damage or bool(lost)), lost
 
     def primary_missing(self) -> int:
         """How many facts recorded directly the log has lost (damage, truncation): the
@@ -540,7 +540,6 @@ class FactTimeline(TimelineQueries):
                 del self._outdated[old]
                 self._implicit.discard(old)
             self._superseded = None
-            self._newer = None
             self._resync()
             pairs = [tuple(k.split("::", 1)) for k in keys]
             return pairs, freed, removed  # type: ignore[return-value]
@@ -574,7 +573,7 @@ class FactTimeline(TimelineQueries):
         seen: set[bytes] = set()
         payload: list[bytes] = []
         for ev in events:
-            line = _encode(ev)
+            line = encode_event(ev)
             if line not in seen:
                 seen.add(line)
                 payload.append(line)

@@ -25,7 +25,6 @@ class TimelineQueries:
     _outdated: dict[str, tuple[str, str]]
     _implicit: set[str]
     _superseded: set[str] | None
-    _newer: dict[str, str] | None
 
     def _ensure_loaded(self) -> None:  # pragma: no cover - provided by FactTimeline
         raise NotImplementedError
@@ -98,14 +97,18 @@ class TimelineQueries:
 
     def changed_by(self, source: str) -> str | None:
         """The memory whose statement changed the value ``source`` stated (the latest such
-        change), from an index kept between calls: a search asks this for a few hits and
-        must not walk every change of the timeline each time."""
+        change, in :meth:`conflicts` order). Only the keys ``source`` states about are
+        looked at: a search asks this for a few hits, in a process that may be a hook's,
+        fresh on every prompt, and must not build every key's view for it."""
         with self._lock:
             self._ensure_loaded()
-            if self._newer is None:  # later changes win, as in conflicts() order
-                self._newer = {c.old_source: c.new_source for c in self.conflicts()
-                               if c.old_source and c.new_source}
-            return self._newer.get(source)
+            found = [c for k in sorted(self._by_source.get(source, ()))
+                     for c in self._view(k).changes
+                     if c.old_source == source and c.new_source]
+            if not found:
+                return None
+            found.sort(key=lambda c: (c.new_date, c.key))  # stable: as conflicts() orders
+            return found[-1].new_source
 
     def facts(self, subject: str | None = None) -> list[Fact]:
         """Every recorded statement, confirmations included, by key then date.
@@ -165,6 +168,17 @@ class TimelineQueries:
                         found.update(s.source for s, _ in self._misleading(key) if s.source)
                 self._superseded = found
             return set(self._superseded)
+
+    def is_superseded(self, leaf_id: str) -> bool:
+        """Whether ``leaf_id`` is in :meth:`superseded_sources`, looking only at the keys it
+        states about (a search asks this for its few hits)."""
+        with self._lock:
+            self._ensure_loaded()
+            if self._superseded is not None:
+                return leaf_id in self._superseded
+            return any(len(self._stmts[k]) > 1 and
+                       any(s.source == leaf_id for s, _ in self._misleading(k))
+                       for k in self._by_source.get(leaf_id, ()))
 
     def outdated_by(self, leaf_id: str) -> str | None:
         """The memory that corrected ``leaf_id`` via :meth:`mark_outdated` (latest mark wins)."""

@@ -23,6 +23,7 @@ A wrong link hides a true memory behind an OUTDATED flag, so the rules are conse
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -130,9 +131,20 @@ _NOUNS = (r"(?P<noun>port|host|hostname|server|node|cluster|region|bucket|databa
 @dataclass(frozen=True)
 class _Rule:
     name: str
-    pattern: re.Pattern[str]
+    source: str  # the regular expression, compiled when a clause first needs it
     attribute: str | None = None  # fixed attribute, else the 'attr' or 'noun' group
     keys: frozenset[str] = frozenset()  # one of these words is in every clause it matches
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return _compiled(self.source)
+
+
+@functools.cache
+def _compiled(source: str) -> re.Pattern[str]:
+    # The rules are long: compiling all of them took tens of milliseconds of every fresh
+    # process (a hook's), and a search tries only those whose keys its hits contain.
+    return re.compile(source, re.IGNORECASE)
 
 
 _COP_WORDS = ("is are was were has have got moved migrated switched changed went slipped "
@@ -153,8 +165,7 @@ _KEYS = {
 
 
 def _r(name: str, pattern: str, attribute: str | None = None) -> _Rule:
-    return _Rule(name, re.compile("^" + pattern + "$", re.IGNORECASE), attribute,
-                 frozenset(_KEYS[name].split()))
+    return _Rule(name, "^" + pattern + "$", attribute, frozenset(_KEYS[name].split()))
 
 
 _RULES: tuple[_Rule, ...] = (

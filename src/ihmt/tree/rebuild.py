@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import DamagedFileError, UnreadableFileError
 from ..model import Leaf
-from ..store import files
+from ..store import branch_cache, files
 from ..store.leaves import read_leaf
 from ..store.store import Store, empty_root
 from ..text import memory_terms
@@ -50,6 +50,7 @@ def rebuild(store: Store, consolidator: Consolidator, *, force_close: bool = Tru
     layers = store.path / "layers"
     shutil.rmtree(layers, ignore_errors=True)
     files.ensure_dir(layers)
+    branch_cache.clear(store.state_dir)
     store.clear_cache()
 
     root = empty_root()

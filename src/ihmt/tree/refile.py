@@ -21,7 +21,6 @@ from typing import Any
 from ..model import Leaf
 from ..scope import GLOBAL, SCOPE_KEY, scope_of
 from ..store.store import Store, copy_root
-from ..sync.gitsync import after_write
 
 COUNTS = "scopes"
 MOVES = "scope_moves"
@@ -111,5 +110,7 @@ def move_memory(store: Store, writing: Callable[[str], AbstractContextManager[No
             root = copy_root(store.root())
             move(store, root, leaf, scope)
             store.write_root(root)
+            from ..sync.gitsync import after_write  # a search does not need git
+
             after_write(store, f"moved {leaf_id} to {scope}", [leaf_id])
     return {"id": leaf_id, "from": old, "to": scope}

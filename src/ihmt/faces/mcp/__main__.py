@@ -1,6 +1,6 @@
 """``python -m ihmt.faces.mcp``: what agents are configured to launch."""
 
-from .server import run
+from .server import main
 
 if __name__ == "__main__":
-    run()
+    main()

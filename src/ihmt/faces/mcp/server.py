@@ -11,6 +11,7 @@ stdout is the protocol: nothing here prints, logs go to stderr (level from
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import sys
@@ -20,6 +21,7 @@ from mcp.server.mcpserver import MCPServer
 
 from ... import __version__
 from ...memory import default_home
+from ...project.roots import ROOTS_ENV
 from .tools import FAMILIES, ServerState
 
 SERVER_NAME = "ihmt-memory"
@@ -45,6 +47,24 @@ def build_server(home: Path | None = None) -> MCPServer:
     for register in FAMILIES:
         register(server, state)
     return server
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``ihmt mcp [--root DIR]...`` and ``python -m ihmt.faces.mcp [--root DIR]...``."""
+    m = argparse.ArgumentParser(
+        prog="ihmt mcp", description="Run the stdio MCP server: JSON-RPC on stdin and "
+        "stdout, until the agent closes it. Agents start it themselves once registered "
+        "with 'ihmt install'; the store is $IHMT_HOME/ihmt_memory, or --path.")
+    m.add_argument("--root", action="append", default=[], metavar="DIR",
+                   help="a folder the project tools may open besides the working folder "
+                        "(repeatable; added to IHMT_ROOTS)")
+    args = m.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.root:
+        roots = [os.environ.get(ROOTS_ENV, "")] + [
+            os.path.abspath(os.path.expanduser(r)) for r in args.root]
+        os.environ[ROOTS_ENV] = os.pathsep.join(r for r in roots if r)
+    run()
+    return 0
 
 
 def run() -> None:

@@ -8,9 +8,12 @@ State, all per server process (one process = one agent session):
 
 * the project indexes live on disk under the projects folder and are cached by the library;
 * one :class:`SessionFiles` remembers what read_file handed out, so a repeated read can
-  answer UNCHANGED or a diff. Reads are confined to the server's working folder plus the
-  roots the client declares through the MCP roots capability, asked for on every read so
-  a folder the user adds mid-session is honoured at once;
+  answer UNCHANGED or a diff;
+* its :class:`Roots` confine all three file tools alike (project_map, find_code,
+  read_file): the server's working folder (unless it is ``/`` or the home folder),
+  ``$IHMT_PROJECT``, ``$IHMT_ROOTS`` (``ihmt mcp --root``) and the roots the client
+  declares through the MCP roots capability, asked for on every call so a folder the user
+  adds mid-session is honoured at once;
 * one :class:`SessionMemory` keeps notes and digested outputs; it is never written to disk,
   so a new session (a new process) starts empty on purpose.
 """
@@ -33,7 +36,7 @@ from mcp.types import ListRootsResult
 from pydantic import Field
 
 from ....errors import IHMTError, InputError
-from ....project import SessionFiles, SessionMemory
+from ....project import Roots, SessionFiles, SessionMemory
 from ....project import find_code as _find_code
 from ....project import project_map as _project_map
 from ._common import ServerState, tool
@@ -45,7 +48,8 @@ ROOTS_TIMEOUT = 5.0  # seconds a client gets to answer roots/list before we read
 
 ProjectPath = Annotated[str, Field(description=(
     "The project's root folder, absolute or relative to the server's working folder "
-    "(usually the folder the agent was started in, so '.' is the current project)."))]
+    "(usually the folder the agent was started in, so '.' is the current project). "
+    "Folders outside it and the configured or declared roots are refused."))]
 Subpath = Annotated[str, Field(description=(
     "Optional folder or file inside the project to restrict to, e.g. 'src/billing'. "
     "Empty (default) = the whole project."))]
@@ -60,6 +64,13 @@ def register(server: MCPServer, state: ServerState) -> None:
     def session_memory() -> SessionMemory:
         return state.lazy("project.session_memory", SessionMemory)
 
+    def allowed(ctx: Context | None) -> Roots:
+        """The session's roots, with whatever the client declares by now."""
+        files = session_files()
+        if ctx is not None:
+            _adopt_client_roots(ctx, files)
+        return files.allowed
+
     # ------------------------------------------------------------------ project index
     @tool(server, read_only=True, idempotent=True, title="Map a project's code")
     def project_map(
@@ -69,6 +80,7 @@ def register(server: MCPServer, state: ServerState) -> None:
             "'symbols': also each function/class/method with its kind and line span."))]
             = "files",
         subpath: Subpath = "",
+        ctx: Context | None = None,
     ) -> str:
         """Optional helper: a compact map of a codebase, to orient yourself in an
         unfamiliar project without listing and opening files one by one.
@@ -84,7 +96,7 @@ def register(server: MCPServer, state: ServerState) -> None:
         builds a private index (a few seconds); later calls only re-read changed files.
         """
         return _project_map(_project_root(path), detail, subpath,
-                            projects_dir=_projects_dir(state))
+                            projects_dir=_projects_dir(state), roots=allowed(ctx))
 
     @tool(server, read_only=True, idempotent=True, title="Find one symbol's code")
     def find_code(
@@ -103,6 +115,7 @@ def register(server: MCPServer, state: ServerState) -> None:
         max_tokens: Annotated[int, Field(ge=50, description=(
             "Most tokens of code to return (default 1500); a longer symbol is cut with a "
             "note saying which lines to read for the rest."))] = 1500,
+        ctx: Context | None = None,
     ) -> str:
         """Optional helper: return only the function, class or method that answers a
         query, instead of grepping and then reading whole files.
@@ -119,7 +132,7 @@ def register(server: MCPServer, state: ServerState) -> None:
         are seen. For an exact string or a regex, plain grep is the better tool.
         """
         return _find_code(query, _project_root(path), scope, subpath, clue or None,
-                          max_tokens, projects_dir=_projects_dir(state))
+                          max_tokens, projects_dir=_projects_dir(state), roots=allowed(ctx))
 
     # ------------------------------------------------------------------ reading
     # Not idempotent: the second identical call answers UNCHANGED instead of the content.
@@ -148,15 +161,15 @@ def register(server: MCPServer, state: ServerState) -> None:
         - Read again after the file changed: "CHANGED: ..." with a unified diff against the
           copy you received (or the full content when that is shorter).
 
-        Only files inside the project folder (the server's working folder) and the
-        client's declared workspace roots can be read; anything else, a '..' that climbs
-        out, or a symlink leading outside is refused. Binary files and files over 1 MB are
-        refused too: read a line range, or use find_code for one symbol.
+        Only files inside the project folder (the server's working folder), the
+        configured roots and the client's declared workspace roots can be read; anything
+        else, a '..' that climbs out, or a symlink leading outside is refused. Binary files
+        and files over 1 MB are refused too: read a line range, or use find_code for one
+        symbol.
         """
-        files = session_files()
-        if ctx is not None:
-            _adopt_client_roots(ctx, files)
-        return files.read_file(path, force=force, start_line=start_line, end_line=end_line)
+        allowed(ctx)
+        return session_files().read_file(path, force=force, start_line=start_line,
+                                          end_line=end_line)
 
     # ------------------------------------------------------------------ session notes
     # Not read-only: a note changes what later recall calls answer (in this process only;
@@ -240,18 +253,16 @@ def _project_root(path: str) -> str:
 
 
 def _new_session_files() -> SessionFiles:
-    """The session's reader, allowed below the server's working folder.
+    """The session's reader, with the roots of :meth:`Roots.from_environment`.
 
     The working folder is the project when an agent launches the server, but a server
     started from the file-system root or the home folder would otherwise open the whole
-    disk or ``~/.ssh`` to the model: then only client-declared roots are allowed.
+    disk or ``~/.ssh`` to the model: then only configured and client-declared roots are.
     """
-    cwd = Path.cwd().resolve()
-    if cwd == Path(cwd.anchor) or cwd == Path.home().resolve():
-        log.warning("working folder %s is too broad to allow reads below it; only roots "
-                    "declared by the client are readable", cwd)
-        return SessionFiles([])
-    return SessionFiles([cwd])
+    roots = Roots.from_environment()
+    log.info("project tools confined to %s", ", ".join(map(str, roots.folders)) or
+             "the roots the client declares")
+    return SessionFiles(roots)
 
 
 def _adopt_client_roots(ctx: Context, files: SessionFiles) -> None:

@@ -316,7 +316,7 @@ _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123
 # Group 1: separator, 2: quote, 3: quoted value, 4: bare value.
 _ASSIGN_TAIL = re.compile(
     r"[\"']?([ \t]*(?::[ \t]*[A-Za-z_][A-Za-z0-9_\[\], |.]{0,40}?[ \t]*=|:=|=>|=|:)(?!=)[ \t]*)"
-    r"(?:([\"'`])([^\"'`\n\r]{1,300})\2|([^\s\"'`,;)\]}]{1,300}))"
+    r"(?:([\"'`])([^\"'`\n\r]{1,300})\2|([^\s\"'`,;)\]}=]{1,300}={0,2}))"
 )
 _PASSWORD_KEY = re.compile(r"(?i)pass(?:word|wd|phrase)?|pwd|psk")
 # A value that names a secret rather than holding one ("api_key_name", "apiKey"); `key`

@@ -30,7 +30,7 @@ from .semantic.index import SemanticIndex
 from .store import files
 from .store.store import Store, copy_root, utcnow
 from .sync.gitsync import after_write
-from .text import clip, memory_terms
+from .text import clip, clip_shown, memory_terms
 from .timeline.facts import FactTimeline
 from .tree import refile
 from .tree.consolidate import Consolidator
@@ -71,7 +71,7 @@ class Forgetter:
             files.write_json(self.marker, {"ids": wanted, "at": utcnow()}, durable=True)
             for leaf in leaves:
                 report.ids.append(leaf.id)
-                report.excerpts[leaf.id] = clip(leaf.text, 100)
+                report.excerpts[leaf.id] = clip_shown(leaf.text, 100)
             self._remove(leaves, report)
             self.marker.unlink(missing_ok=True)
             rels = [f"layer_0/{lf.domain}/{lf.id}.txt" for lf in leaves]

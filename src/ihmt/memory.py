@@ -256,13 +256,23 @@ class Memory:
         the leaf's header and recorded in the timeline like an extracted fact.
         """
         from .ingest.dates import find_date
-        from .ingest.prepare import UNDATED_TYPES, classify, clean_tags, parse_date, screen_secrets
+        from .ingest.prepare import (
+            UNDATED_TYPES,
+            classify,
+            clean_tags,
+            parse_date,
+            screen_fields,
+            screen_secrets,
+        )
         from .writing import parse_states
 
-        stated = parse_states(states) if states else None
         where = resolve(scope or "auto", self.project, allow_auto=True)
         text, warnings = clean_text(content, self.config.max_input_bytes)
         text = screen_secrets(text, self.config.secrets, warnings)
+        tags, domain, source, states = screen_fields(
+            self.config.secrets, warnings, tags=clean_tags(tags), domain=domain, source=source,
+            stated_fact=states).values()
+        stated = parse_states(states) if states else None
         prior = self._find_replaced(replaces) if replaces else None
         data_type, dom = classify(text, None, domain, content_type)
         when = parse_date(date) if date else None
@@ -288,7 +298,7 @@ class Memory:
         export`` JSONL text is restored instead (see :meth:`export`).
         """
         from .ingest.languages import language_for
-        from .ingest.prepare import classify, clean_tags, parse_date, screen_secrets
+        from .ingest.prepare import classify, clean_tags, parse_date, screen_fields, screen_secrets
         from .ingest.restore import looks_like_export
 
         if isinstance(text, str) and looks_like_export(text):
@@ -296,6 +306,9 @@ class Memory:
         where = resolve(scope or GLOBAL, self.project, allow_auto=True)
         clean, warnings = clean_text(text, self.config.max_input_bytes)
         clean = screen_secrets(clean, self.config.secrets, warnings, where=source)
+        tags, domain, source = screen_fields(self.config.secrets, warnings,
+                                             tags=clean_tags(tags), domain=domain,
+                                             source=source).values()
         dt, dom = classify(clean, source, domain, data_type or "auto")
         report = self._store_text(clean, data_type=dt, domain=dom,
                                   date=parse_date(date) if date else None,
@@ -547,14 +560,16 @@ class Memory:
     def record_fact(self, subject: str, attribute: str, value: str, date: str,
                     source: str | None = None) -> str | None:
         """Record a fact directly (the reliable path); returns a contradiction notice."""
-        from .ingest.prepare import parse_date
+        from .ingest.prepare import parse_date, screen_fact
         from .sync.gitsync import after_write
+        from .text import shown
 
+        value = screen_fact(self.config.secrets, subject, attribute, value)
         fact = Fact(subject=subject, attribute=attribute, value=value,
                     date=parse_date(date), source=source)
         with self._writing("record_fact"):
             notice = self.timeline.record_primary(fact)
-            after_write(self.store, f"fact {subject} {attribute} = {value} ({fact.date})")
+            after_write(self.store, shown(f"fact {subject} {attribute} = {value} ({fact.date})"))
         return str(notice) if notice else None
 
     def facts(self, subject: str | None = None) -> list[Fact]:

@@ -13,10 +13,47 @@ from .text import clip, count_tokens
 
 
 def safe(text: str) -> str:
-    """Text for output with anything that looks like a credential replaced."""
-    from .secrets import redact
+    """Text for output with anything that looks like a credential masked. Used before a
+    text is clipped (a cut key is no longer recognisable); the faces apply
+    :func:`for_reader` to all they print as well."""
+    from .secrets import mask
 
-    return redact(text)[0]
+    return mask(text).text
+
+
+MASK_MARK = "[masked:"
+
+
+def for_reader(text: str) -> str:
+    """The one gate text passes on its way to a person or an agent (CLI, MCP tools, hooks):
+    every flagged value masked, and a last line saying how many were, so the reader knows
+    the memory (or the file) holds more than is shown."""
+    from .secrets import mask, masked_note
+
+    if not isinstance(text, str) or not text:
+        return text
+    out = mask(text).text
+    n = out.count(MASK_MARK)
+    return f"{out}\n{masked_note(n)}" if n else out
+
+
+def data_for_reader(data: Any) -> tuple[Any, int]:
+    """:func:`for_reader` for JSON-like data (CLI ``--json``, the GUI's API): every string
+    masked, a fact's value judged beside its attribute; and how many values are masked."""
+    from .secrets import mask_data
+
+    out, _ = mask_data(data)
+    return out, _count_marks(out)
+
+
+def _count_marks(obj: Any) -> int:
+    if isinstance(obj, str):
+        return obj.count(MASK_MARK)
+    if isinstance(obj, dict):
+        return sum(_count_marks(v) for v in obj.values())
+    if isinstance(obj, (list, tuple)):
+        return sum(_count_marks(v) for v in obj)
+    return 0
 
 
 def project_label(h: Hit) -> str:
@@ -58,14 +95,14 @@ def compact_answer(result: SearchResult, max_tokens: int = 900, *, full: bool = 
         + project_label(best)
     lines = [f"FOUND (confidence {result.confidence:.2f}) {head}"]
     for n in best.notices:
-        lines.append(f"OUTDATED: {n}")
+        lines.append(f"OUTDATED: {safe(n)}")
     rest: list[str] = []
     for h in result.hits[1 : 1 + others]:
         rest.append(f"- {_line(h)}" + (f"\n  id {h.id} path {' > '.join(h.path)}" if full else ""))
         for n in h.notices[:1]:
-            rest.append(f"  OUTDATED: {clip(n, 160)}")
+            rest.append(f"  OUTDATED: {clip(safe(n), 160)}")
     for n in result.notices:
-        lines.append(f"note: {n}")
+        lines.append(f"note: {safe(n)}")
     if full:
         lines.append(f"id {best.id} path {' > '.join(best.path)}")
     budget = max_tokens - count_tokens("\n".join(lines + rest)) - 20
@@ -105,7 +142,8 @@ def result_dict(result: SearchResult, *, with_text: bool = True) -> dict[str, An
                 "id": h.id, "score": h.score, "date": h.date, "domain": h.domain,
                 "source": h.source, "tags": h.tags, "path": h.path, "outdated": h.outdated,
                 "scope": h.scope, "other_project": h.foreign,
-                "notices": h.notices, "matched": h.matched, "excerpt": safe(h.excerpt),
+                "notices": [safe(n) for n in h.notices], "matched": h.matched,
+                "excerpt": safe(h.excerpt),
                 **({"text": safe(h.text)} if with_text and i == 0 else {}),
             }
             for i, h in enumerate(result.hits)

@@ -126,6 +126,21 @@ def clip(text: str, max_chars: int) -> str:
 
 
 
+def shown(text: str) -> str:
+    """``text`` as a reader may see it: every value the secrets detector flags masked.
+
+    Excerpts, titles and keywords are made from this, never from the raw text, so a cut
+    cannot leave half a key that the detector would no longer recognise."""
+    from .secrets import mask  # the detector depends on nothing here
+
+    return mask(text).text
+
+
+def clip_shown(text: str, max_chars: int) -> str:
+    """:func:`clip` of :func:`shown`: the excerpt of a memory for display."""
+    return clip(shown(text), max_chars)
+
+
 def count(n: int, one: str, many: str | None = None) -> str:
     """``n`` and the noun it counts, singular for exactly one: "1 memory", "3 memories"."""
     return f"{n} {one if n == 1 else (many or one + 's')}"

@@ -26,7 +26,7 @@ from .scope import GLOBAL
 from .semantic.index import SemanticIndex
 from .store.store import Store, copy_root, utcnow
 from .sync.gitsync import after_write
-from .text import clip
+from .text import clip, clip_shown
 from .timeline.extract import extract_facts
 from .timeline.facts import FactTimeline
 from .timeline.supersede import implicit_links, statement_facts
@@ -161,8 +161,8 @@ class Writer:
                 old.extra.pop("superseded_implicitly", None)
                 self.store.write_leaf(old, new=False)
             after_write(self.store, f"outdated by {new_id}", [old_id])
-        return {"old": old_id, "new": new_id, "old_excerpt": clip(old.text, 100),
-                "new_excerpt": clip(new.text, 100)}
+        return {"old": old_id, "new": new_id, "old_excerpt": clip_shown(old.text, 100),
+                "new_excerpt": clip_shown(new.text, 100)}
 
     def link_versions(self, facts: list[Fact], report: SaveReport | None = None) -> None:
         """Record implicit supersessions (:mod:`ihmt.timeline.supersede`) exactly as a

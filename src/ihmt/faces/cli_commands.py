@@ -19,8 +19,8 @@ from typing import Any
 from .. import __version__
 from ..errors import InputError
 from ..memory import Memory, default_home
-from ..render import compact_answer, result_dict
-from ..text import count
+from ..render import compact_answer, data_for_reader, for_reader, result_dict
+from ..text import clip_shown, count
 from . import cli_export, cli_scopes
 
 Handler = Callable[[argparse.Namespace], int]
@@ -35,11 +35,19 @@ def command(name: str) -> Callable[[Handler], Handler]:
 
 
 def out(args: argparse.Namespace, data: Any, text: str | None = None) -> None:
-    """Print ``data`` as JSON with --json, else ``text`` (or a plain rendering of data)."""
+    """Print ``data`` as JSON with --json, else ``text`` (or a plain rendering of data).
+
+    Everything printed passes the secrets mask (:func:`ihmt.render.for_reader`): a store
+    may hold a key (saved with ``"secrets": "off"``, or before the detector knew its kind)
+    but no command shows it."""
     if args.json:
-        print(json.dumps(data, ensure_ascii=False, indent=1, default=str))
+        shown, n = data_for_reader(data)
+        if n and isinstance(shown, dict):
+            shown = {**shown, "secrets_masked": n}
+        print(json.dumps(shown, ensure_ascii=False, indent=1, default=str))
     else:
-        print(text if text is not None else json.dumps(data, ensure_ascii=False, indent=1))
+        print(for_reader(text if text is not None
+                         else json.dumps(data, ensure_ascii=False, indent=1)))
 
 
 def store_path(args: argparse.Namespace) -> Path:
@@ -160,7 +168,7 @@ def cmd_save(args: argparse.Namespace) -> int:
     if rep.candidates:
         extra.append("several memories match 'replaces'; choose the one this corrects with: "
                      f"ihmt mark-outdated <old_id> {rep.ids[0]}")
-        extra += [f"  {i}  {_clip(mem.get(i).text, 90)}" for i in rep.candidates]
+        extra += [f"  {i}  {clip_shown(mem.get(i).text, 90)}" for i in rep.candidates]
     out(args, data, "\n".join([text, *extra]))
     return 0
 
@@ -184,8 +192,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.json:
         out(args, result_dict(res))
     else:
-        print(compact_answer(res, mem.config.output_max_tokens, full=args.full,
-                             others=args.top_k - 1, clue_syntax=_clue_syntax(args.query)))
+        print(for_reader(compact_answer(res, mem.config.output_max_tokens, full=args.full,
+                                        others=args.top_k - 1,
+                                        clue_syntax=_clue_syntax(args.query))))
         print(_cost_line(res))
     return 0
 
@@ -203,8 +212,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     interactive = args.clue is None and sys.stdin.isatty() and not args.json
 
     def provider(res: Any) -> str | None:
-        print(compact_answer(res, mem.config.output_max_tokens,
-                             clue_syntax="a clue typed below ({})"))
+        print(for_reader(compact_answer(res, mem.config.output_max_tokens,
+                                        clue_syntax="a clue typed below ({})")))
         try:
             return input("clue (empty to stop)> ")
         except EOFError:
@@ -215,8 +224,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.json:
         out(args, result_dict(res))
     else:
-        print(compact_answer(res, mem.config.output_max_tokens, others=args.top_k - 1,
-                             clue_syntax=_clue_syntax(args.query)))
+        print(for_reader(compact_answer(res, mem.config.output_max_tokens,
+                                        others=args.top_k - 1,
+                                        clue_syntax=_clue_syntax(args.query))))
         print(_cost_line(res))
     return 0
 

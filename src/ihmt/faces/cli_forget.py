@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from ..errors import InputError, NotFoundError
 from ..memory import Memory
-from ..text import clip, count
+from ..text import clip, clip_shown, count
 
 Add = Callable[[str, str], argparse.ArgumentParser]
 
@@ -46,12 +46,12 @@ def run(args: argparse.Namespace, mem: Memory, out: Callable[..., None]) -> int:
         if not hits:
             out(args, {"candidates": []}, f"no memory matches {clip(args.query, 60)!r}")
             return 0
-        listing = [f"{n}. {h.id}  {h.date or 'undated'}  {clip(h.text, 90)}"
+        listing = [f"{n}. {h.id}  {h.date or 'undated'}  {clip_shown(h.text, 90)}"
                    for n, h in enumerate(hits, 1)]
         if not at_terminal or ids:
             if not ids:
-                out(args, {"candidates": [{"id": h.id, "date": h.date, "text": clip(h.text, 200)}
-                                          for h in hits]},
+                out(args, {"candidates": [{"id": h.id, "date": h.date,
+                                           "text": clip_shown(h.text, 200)} for h in hits]},
                     "\n".join(["memories matching the query (nothing removed yet):", *listing,
                                "forget one with: ihmt forget ID --yes"]))
                 return 0
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace, mem: Memory, out: Callable[..., None]) -> int:
         raise NotFoundError(f"no memory with id {absent[0]}"
                             + (f" (and {count(len(absent) - 1, 'other')})" if len(absent) > 1
                                else "") + "; nothing was removed")
-    shown = [f"  {i}  {clip(mem.get(i).text, 90)}" for i in present]
+    shown = [f"  {i}  {clip_shown(mem.get(i).text, 90)}" for i in present]
     if present and not args.yes:
         if not at_terminal:
             raise InputError("forgetting cannot be undone: pass --yes to confirm (not at a "

@@ -147,6 +147,9 @@ def _run(event: str, payload: dict[str, Any], store: Path,
 
 
 def _output(event: str, text: str, plain: bool) -> str:
+    from ..render import for_reader  # what goes into the model's context: secrets masked
+
+    text = for_reader(text)
     if plain:
         return text + "\n"
     return json.dumps({"hookSpecificOutput": {"hookEventName": EVENTS[event],

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..errors import IHMTError
 from ..project import Roots, find_code, project_map, sync_project
+from ..render import for_reader
 
 
 def main_project(argv: list[str]) -> int:
@@ -58,6 +59,7 @@ def main_project(argv: list[str]) -> int:
     except IHMTError as exc:
         print(f"ihmt: {exc}", file=sys.stderr)
         return 2
+    text = for_reader(text)  # code and files may hold keys: masked, and said so
     print(json.dumps({"text": text}) if args.json else text)
     return 0
 

@@ -159,6 +159,42 @@ def screen_secrets(text: str, policy: str, warnings: list[str], where: str | Non
         "ihmt.config.json.")
 
 
+def screen_fields(policy: str, warnings: list[str], **fields: Any) -> dict[str, Any]:
+    """The secrets policy applied to what a save stores beside its text: tags, domain,
+    source name, the stated fact. Each is screened on its own (``tags=[...]`` one tag at a
+    time); a refusal names the field, never the value."""
+    if policy == "off":
+        return fields
+    from ..secrets import find_secrets, redact
+
+    out: dict[str, Any] = {}
+    for name, value in fields.items():
+        items = value if isinstance(value, (list, tuple)) else [value]
+        kept = []
+        for item in items:
+            found = find_secrets(item) if isinstance(item, str) else []
+            if found and policy == "redact":
+                warnings.append(f"redacted a likely secret in the {name}")
+                item = redact(item)[0]
+            elif found:
+                what = "; ".join(f"{f.kind.replace('_', ' ')} ({f.preview})" for f in found[:3])
+                raise SecretError(
+                    f"not saved: the {name} looks like it holds a secret: {what}. Remove it "
+                    "and save again; never store credentials in memory (say where they live "
+                    "instead).")
+            kept.append(item)
+        out[name] = kept if isinstance(value, (list, tuple)) else kept[0]
+    return out
+
+
+def screen_fact(policy: str, subject: str, attribute: str, value: str) -> str:
+    """A fact recorded directly, screened as ``subject :: attribute = value``; returns the
+    value to record (redacted under ``redact``)."""
+    stated = f"{subject} :: {attribute} = {value}"
+    screened = screen_fields(policy, [], fact=stated)["fact"]
+    return value if screened == stated else screened.split(" = ", 1)[-1]
+
+
 def classify(text: str, source: str | None, domain: str | None, content_type: str | None
              ) -> tuple[str, str]:
     """``(data type, domain)``: detected from the text and its file name, unless given."""

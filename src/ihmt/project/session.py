@@ -22,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..errors import InputError
-from ..text import clip, count_tokens, tokenize
+from ..text import clip, clip_shown, count_tokens, tokenize
 
 DIGEST_MAX_TOKENS = 600
 RECALL_MAX_TOKENS = 1500
@@ -179,8 +179,8 @@ def _rank(entries: list[_Entry], terms: list[str], clue_terms: list[str]) -> lis
 def _title(e: _Entry) -> str:
     if e.kind == "output":
         lines = e.text.count("\n") + 1
-        return f"[output {e.label!r}, {lines} lines, {e.at}] " + clip(e.text, 100)
-    return f"[note {e.at}] " + clip(e.text, 140)
+        return f"[output {e.label!r}, {lines} lines, {e.at}] " + clip_shown(e.text, 100)
+    return f"[note {e.at}] " + clip_shown(e.text, 140)
 
 
 def _full(e: _Entry, max_tokens: int) -> str:

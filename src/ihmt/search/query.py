@@ -19,7 +19,7 @@ from ..model import Hit, SearchResult
 from ..scope import GLOBAL, ScopeView, scope_of
 from ..semantic.index import SemanticIndex
 from ..store.store import Store
-from ..text import clip, fold, tokenize
+from ..text import clip_shown, fold, tokenize
 from ..timeline.facts import FactTimeline
 from ..timeline.supersede import versions_together
 from . import scoped, topic
@@ -229,7 +229,8 @@ class Searcher:
             return None
         path = ["root"] + ([leaf.parent] if leaf.parent else []) + [leaf.id]
         return Hit(id=leaf.id, score=0.0, domain=leaf.domain, date=leaf.date, path=path,
-                   title=clip(leaf.text, 80), excerpt=clip(leaf.text, 160), source=leaf.source,
+                   title=clip_shown(leaf.text, 80), excerpt=clip_shown(leaf.text, 160),
+                   source=leaf.source,
                    tags=leaf.tags, scope=scope,
                    foreign=bool(view and view.crosses and view.foreign(scope)),
                    _text=leaf.text)
@@ -242,7 +243,7 @@ class Searcher:
 
     def excerpt(self, leaf_id: str) -> str:
         try:
-            return clip(self.store.read_leaf(leaf_id).text, 100)
+            return clip_shown(self.store.read_leaf(leaf_id).text, 100)
         except (NotFoundError, DamagedFileError):
             return "(not available)"
 

@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable
 
 from ..model import Hit
-from ..text import clip, fold, tokenize
+from ..text import clip_shown, fold, tokenize
 from .topic_words import (
     AMBIGUOUS,
     CALENDAR,
@@ -340,7 +340,7 @@ def order_group(group: list[Hit], lead: Hit, period: tuple[str, str] | None,
         if h is newest or (h.date or "") >= (newest.date or ""):
             continue
         note = (f"possibly outdated: a later memory ({newest.when}) says: "
-                f"{clip(newest.text, 100)}")
+                f"{clip_shown(newest.text, 100)}")
         if not h.outdated or not h.notices:
             h.outdated = True
             h.notices = [note] + list(h.notices)

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..model import Fact
+from ..secrets import mask_value
 from ..text import fold
 
 ACTIVE = "ACTIVE"
@@ -65,11 +66,17 @@ class Notice:
 
     @property
     def text(self) -> str:
-        """The sentence shown next to an outdated memory, so it never reads as current."""
+        """The sentence shown next to an outdated memory, so it never reads as current.
+
+        A value that is a secret ("office wifi password" = ...) is masked here: the sentence
+        is what agents relay to the user, and the new value would otherwise stand alone
+        after "updated to", where no detector could tell it from a city."""
+        name = f"{self.subject} {self.attribute}"
+        old = mask_value(self.old_value, name).text
+        new = mask_value(self.new_value, name).text
         return (
             f"On {day_of(self.old_date)} you said {self.subject} {self.attribute} = "
-            f"'{self.old_value}', but on {day_of(self.new_date)} you updated to "
-            f"'{self.new_value}'."
+            f"'{old}', but on {day_of(self.new_date)} you updated to '{new}'."
         )
 
     def __str__(self) -> str:

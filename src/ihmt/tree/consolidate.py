@@ -22,7 +22,7 @@ from ..model import Leaf
 from ..scope import GLOBAL, scope_of
 from ..store.files import digest
 from ..store.store import BAND_BITS, Store, length_band, pack_masks, utcnow
-from ..text import clip
+from ..text import clip, clip_shown, shown
 from .summarize import SummarizerBackend, display_keywords
 
 log = logging.getLogger(__name__)
@@ -41,13 +41,14 @@ def leaf_entry(leaf: Leaf, tf: Counter[str]) -> dict[str, Any]:
     its project when it has one (a search filters on it without opening the leaf)."""
     length = sum(tf.values())
     scope = scope_of(leaf.extra)
+    visible = shown(leaf.text)  # display fields never carry a secret (ihmt.secrets)
     entry = {
         "id": leaf.id,
         "layer": 0,
         "domain": leaf.domain,
-        "title": leaf_title(leaf),
-        "excerpt": clip(leaf.text, 160),
-        "keywords": display_keywords(leaf.text, 6),
+        "title": leaf_title(leaf, visible),
+        "excerpt": clip(visible, 160),
+        "keywords": display_keywords(visible, 6),
         "n_leaves": 1,
         "total_len": length,
         "len": length,
@@ -67,20 +68,20 @@ def leaf_entry(leaf: Leaf, tf: Counter[str]) -> dict[str, Any]:
 _LETTERS = re.compile(r"[^\W\d_]")
 
 
-def leaf_title(leaf: Leaf) -> str:
+def leaf_title(leaf: Leaf, visible: str | None = None) -> str:
     """A one-line label: the symbol for code, else the first line that says something
     (not a bare date, not comment punctuation)."""
     name = leaf.extra.get("name") if isinstance(leaf.extra, dict) else None
     if leaf.data_type == "CODE" and isinstance(name, str) and name:
         return clip(name, 80)
-    for line in leaf.text.splitlines():
+    for line in (shown(leaf.text) if visible is None else visible).splitlines():
         s = line.strip(" \t/*#-=<>\"'`[]()")
         if len(_LETTERS.findall(s)) < 3:
             continue
         if len(s.split()) <= 5 and find_date(s):
             continue
         return clip(s, 80)
-    return clip(leaf.text, 80)
+    return clip_shown(leaf.text, 80)
 
 
 def _minmax_dates(children: list[dict[str, Any]]) -> tuple[str | None, str | None]:

@@ -38,9 +38,9 @@ from ... import __version__
 from ...errors import IHMTError, InputError, NotFoundError, StoreError, from_os_error
 from ...memory import Memory
 from ...model import Fact
-from ...render import result_dict
+from ...render import data_for_reader, result_dict
 from ...store.store import STORE_DIRNAME, resolve_store_path
-from ...text import clip
+from ...text import clip_shown
 from ...tree.prune import live_children
 from .. import install as installer
 from .guard import Guard
@@ -306,7 +306,7 @@ def api_forget_preview(state: GuiState, q: Query, b: Body) -> dict[str, Any]:
         raise NotFoundError(f"{leaf_id!r} is not a memory id")
     leaf = state.memory().get(leaf_id)
     plan_id = state.add_plan("forget", {"id": leaf.id}, leaf.checksum or leaf.text[:200])
-    return {"plan_id": plan_id, "id": leaf.id, "excerpt": clip(leaf.text, 160),
+    return {"plan_id": plan_id, "id": leaf.id, "excerpt": clip_shown(leaf.text, 160),
             "date": leaf.date}
 
 
@@ -456,7 +456,11 @@ def _endpoint(state: GuiState, fn: Handler) -> Callable[[Request], Awaitable[Res
             return _error(400, "invalid", str(exc))
         except OSError as exc:  # a path the system refuses (too long, denied ...): say so
             return _error(400, "os_error", str(from_os_error(exc, "the request")))
-        return JSONResponse(data)
+        # Every answer passes the secrets mask: the page never receives a flagged value.
+        shown, n = data_for_reader(data)
+        if n and isinstance(shown, dict):
+            shown["secrets_masked"] = n
+        return JSONResponse(shown)
 
     return endpoint
 

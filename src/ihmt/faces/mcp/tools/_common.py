@@ -22,10 +22,11 @@ from typing import Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from ....errors import IHMTError, shown
 from ....memory import Memory
+from ....render import data_for_reader, for_reader
 from ....scope import project_from_env
 
 log = logging.getLogger(__name__)
@@ -93,10 +94,33 @@ def agent_errors(fn: F) -> F:
         except ToolError:
             raise
         except (IHMTError, ValueError, TypeError) as exc:
-            raise ToolError(str(exc) or type(exc).__name__) from exc
+            raise ToolError(for_reader(str(exc)) or type(exc).__name__) from exc
         except OSError as exc:
             where = f" ({shown(exc.filename)})" if exc.filename else ""
             raise ToolError(f"file system error{where}: {exc.strerror or exc}") from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
+def masked_output(fn: F) -> F:
+    """Pass every tool's answer through the secrets mask (:func:`ihmt.render.for_reader`):
+    memories, code, files and digested logs may hold a key; the agent sees
+    ``[masked:<kind>]`` in its place and a last line saying how many were masked."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        result = fn(*args, **kwargs)
+        if isinstance(result, str):
+            return for_reader(result)
+        if isinstance(result, CallToolResult):
+            content = [c.model_copy(update={"text": for_reader(c.text)})
+                       if isinstance(c, TextContent) else c for c in result.content]
+            structured = result.structured_content
+            if structured is not None:
+                structured, _ = data_for_reader(structured)
+            return result.model_copy(update={"content": content,
+                                             "structured_content": structured})
+        return result
 
     return wrapper  # type: ignore[return-value]
 
@@ -114,7 +138,7 @@ def tool(server: MCPServer, *, read_only: bool, idempotent: bool, destructive: b
 
     def decorator(fn: F) -> F:
         server.add_tool(
-            agent_errors(fn),
+            agent_errors(masked_output(fn)),
             name=fn.__name__,
             title=title,
             description=inspect.cleandoc(fn.__doc__ or ""),  # no source indentation to pay for

@@ -17,7 +17,7 @@ from ....errors import IHMTError, InputError
 from ....memory import Memory, SaveReport
 from ....model import SearchResult
 from ....render import compact_answer, safe
-from ....text import clip
+from ....text import clip_shown
 from ._common import ServerState, tool
 
 STRUCTURED_HITS = 6  # hits in search_memory's structured content
@@ -197,11 +197,11 @@ def structured_search(result: SearchResult) -> dict[str, Any]:
     text (the best hit's, clipped) or excerpt, outdated flag and notices."""
     hits = []
     for i, h in enumerate(result.hits[:STRUCTURED_HITS]):
-        body = h.text if i == 0 and result.status == "FOUND" else (h.excerpt or h.title)
-        if len(body) > TEXT_CHARS:
+        body = safe(h.text if i == 0 and result.status == "FOUND" else (h.excerpt or h.title))
+        if len(body) > TEXT_CHARS:  # masked before the cut: half a key is not recognisable
             body = body[:TEXT_CHARS].rstrip() + " […]"
         hits.append({"id": h.id, "date": h.date[:10] if h.date else None, "domain": h.domain,
-                     "text": safe(body), "outdated": h.outdated,
+                     "text": body, "outdated": h.outdated,
                      "notices": [safe(n) for n in h.notices], "scope": h.scope,
                      "other_project": h.foreign})
     return {"status": result.status, "confidence": result.confidence,
@@ -249,7 +249,7 @@ def _replaces_line(report: SaveReport, replaces: str, new_id: str, mem: Memory) 
 
 def _excerpt(mem: Memory, leaf_id: str) -> str:
     try:
-        return clip(mem.get(leaf_id).text, 70)
+        return clip_shown(mem.get(leaf_id).text, 70)
     except (IHMTError, OSError):
         return "?"
 

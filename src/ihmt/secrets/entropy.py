@@ -1,0 +1,82 @@
+"""The last resort: a long token whose characters look random, told apart from the hashes,
+ids, public keys and encoded files that look just as random."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from .values import decodes_to_text, entropy, is_public, switch_rate
+
+# High-entropy candidates: base64 / base64url / hex runs of at least 32 characters.
+TOKEN = re.compile(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{32,}={0,2}(?![A-Za-z0-9+/_\-=])")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_WORD_SEGMENT = re.compile(r"[a-z]{2,}|[A-Z][a-z]+|[a-z]+[._\-][a-z]+|v?\d+(?:\.\d+)*")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
+_SECRET_CONTEXT = re.compile(
+    r"(?i)secret|passw|token|api[_\- ]?key|private|credential|auth|bearer|signing|"
+    r"webhook|session|cookie|\bkey\b"
+)
+_HASH_CONTEXT = re.compile(
+    r"(?i)\b(?:(?:commit|revert|merg|cherry|rebas|bisect|deploy|releas|rollback|roll back|"
+    r"checkout|hotfix|fix|patch|pin|tag|build|image|digest|checksum|hash|fingerprint|"
+    r"revision|integrity|etag|version|object|blob|parent|nonce|salt|hmac|gpg|pgp|keyid|"
+    r"signature|signed|trace|span|request|job|cid|ipfs)\w*"
+    r"|sha\d*|md5|rev|tree|head|git|ref|refs|id|ids|in|at|to|from|rsa key|key id)\b"
+    r"|sha\d+[:\-]$|@$"
+)
+# What precedes a value that is public or an identifier by design.
+_PUBLIC_BEFORE = re.compile(
+    r"(?i)(?:sha\d+[:\-]|h1:|integrity\W*|base64,|ipfs://|/ipfs/|"
+    r"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+|"
+    r"public[_ \-]?key\W{0,4}|pubkey\W{0,4}|peer\W{0,3}|recipient\W{0,3}|\bpk\.)$")
+_CID = re.compile(r"Qm[1-9A-HJ-NP-Za-km-z]{44}|baf[a-z2-7]{50,}")
+_URL_START = re.compile(r"[a-z][a-z0-9+.\-]*://[^\s/?#]+(/[^\s?#]*)?$", re.IGNORECASE)
+
+
+def _in_url_path(before: str) -> bool:
+    """True when the token continues the path of a URL (``https://host/d/<id>/edit``):
+    document ids and file names, not credentials (those sit in the query or the user
+    part, or have a provider's shape)."""
+    word = re.split(r"[\s\"'<>()\[\]]", before)[-1]
+    return "://" in word and "?" not in word and "#" not in word and bool(
+        _URL_START.search(word)) and word.count("/") >= 3
+
+
+def random_token(tok: str, before: str, after: str) -> bool:
+    """True when ``tok`` looks like a random secret rather than a hash, id, name or path."""
+    core = tok.rstrip("=")
+    if len(core) < 32 or max(map(len, re.split(r"[+/_\-=]", core))) < 16:
+        return False
+    if is_public(core) or _CID.fullmatch(core) or _PUBLIC_BEFORE.search(before[-60:]):
+        return False
+    if _in_url_path(before[-200:]):
+        return False
+    segments = core.split("/")
+    if len(segments) >= 3 and sum(_WORD_SEGMENT.fullmatch(s) is not None for s in segments) >= 2:
+        # a path (src/<sha>/lib): judge each part on its own
+        return any(random_token(seg, before + "/".join(segments[:i]) + "/", after)
+                   for i, seg in enumerate(segments) if len(seg) >= 32)
+    if _UUID.search(core):
+        return False
+    # What surrounds the token: the rest of its line and the end of the line before.
+    ctx_before = before[-90:]
+    ctx_after = after.split("\n", 1)[0][:30]
+    if _HEX.fullmatch(core):
+        # Hex strings are nearly always hashes (commits, checksums, test vectors): flag one
+        # only when its context speaks of a secret and not of a hash.
+        line_before = ctx_before.rsplit("\n", 1)[-1]
+        if _HASH_CONTEXT.search(ctx_before) or _HASH_CONTEXT.search(ctx_after):
+            return False
+        if not _SECRET_CONTEXT.search(line_before + " " + ctx_after):
+            return False
+        return entropy(core) >= 3.0 and switch_rate(core) >= 0.3
+    has_lower = any(c.islower() for c in core)
+    has_upper = any(c.isupper() for c in core)
+    digits = sum(c.isdigit() for c in core)
+    if not (has_lower and has_upper and digits >= 1):
+        return False
+    threshold = min(4.5, 0.82 * math.log2(len(core)) + 0.3)
+    if entropy(core) < threshold or switch_rate(core) < 0.42:
+        return False
+    return not decodes_to_text(core)

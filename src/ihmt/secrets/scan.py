@@ -1,0 +1,113 @@
+"""Every rule over one text, overlaps resolved in favour of the most specific kind."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterator
+
+from . import context, shapes
+from .context import starts_word
+from .entropy import TOKEN, random_token
+from .model import Finding
+from .values import is_placeholder, preview
+
+_CASED = re.compile(r"[A-Z]+|[^\x00-\x7f]")
+
+
+def _lower_one(m: re.Match[str]) -> str:
+    c = m.group(0)
+    low = c.lower()
+    return low if len(low) == len(c) else c
+
+
+def _lowered(text: str) -> str:
+    """``text`` lower-cased with every position kept (case-insensitive regexes are slow)."""
+    low = text.lower()
+    if len(low) != len(text):  # a few characters (İ) grow when lower-cased: keep those
+        low = _CASED.sub(_lower_one, text)
+    return low
+
+
+def _public_spans(text: str) -> list[tuple[int, int]]:
+    """Certificates, public keys, data: URIs and wrapped base64: their contents are public
+    or encoded files, never flagged as random tokens."""
+    spans = []
+    if "-----BEGIN " in text:
+        spans += [m.span() for m in shapes.PUBLIC_BLOCK.finditer(text)]
+    if "base64," in text:
+        spans += [m.span() for m in shapes.DATA_URI.finditer(text)]
+    if "\n" in text:
+        spans += [m.span() for m in shapes.WRAPPED_B64.finditer(text)]
+    return spans
+
+
+def _candidates(text: str) -> Iterator[tuple[int, str, int, int, str]]:
+    """(priority, kind, start, end, preview) for every match; lower priority wins overlaps."""
+    if "PRIVATE KEY" in text:
+        for m in shapes.PRIVATE_KEY.finditer(text):
+            header_end = text.index("-----", m.start() + 5) + 5
+            if not shapes.PEM_BODY.match(text, header_end):
+                continue  # the marker alone, as in code that looks for it
+            yield 0, "private_key", m.start(), m.end(), text[m.start(): header_end] + "…"
+    for i, shape in enumerate(shapes.SHAPES):
+        for m in shape.regex.finditer(text):
+            start = m.start(shape.group) - shape.back
+            if shape.lead is not None:
+                lead = shape.lead.search(text, max(0, start - 16), start)
+                if lead is None:
+                    continue
+                start = lead.start()
+            if start < 0 or (shape.lead is None and not starts_word(text, start)):
+                continue
+            value = text[start: m.end(shape.group)]
+            if shape.check is not None and not shape.check(value):
+                continue
+            if is_placeholder(value):
+                continue
+            yield 1 + i, shape.kind, start, m.end(shape.group), preview(value, shape.prefix(value))
+    base = 1 + len(shapes.SHAPES)
+    low = _lowered(text)
+    for j, rule in enumerate(context.RULES):
+        for kind, s, e, shown in rule(text, low):
+            yield base + j, kind, s, e, shown
+    public = _public_spans(text)
+    for m in TOKEN.finditer(text):
+        if any(s <= m.start() < e for s, e in public):
+            continue
+        tok = m.group(0)
+        start = m.start() + len(tok) - len(tok.lstrip("/"))  # `ipfs://Qm...`: not the slashes
+        tok = tok.lstrip("/")
+        if random_token(tok, text[max(0, start - 200): start], text[m.end(): m.end() + 40]):
+            yield base + len(context.RULES), "high_entropy", start, m.end(), preview(tok)
+
+
+def find_secrets(text: str) -> list[Finding]:
+    """Every value in ``text`` that looks like a credential, in order of position.
+
+    Overlapping matches are resolved in favour of the most specific kind (a GitHub token
+    assigned to ``token =`` is reported once, as a GitHub token).
+    """
+    if not isinstance(text, str) or not text:
+        return []
+    cands = sorted(_candidates(text), key=lambda c: (c[0], c[2]))
+    starts: list[int] = []  # accepted spans, disjoint, sorted by start
+    ends: list[int] = []
+    chosen: list[tuple[str, int, int, str]] = []
+    for _, kind, start, end, shown in cands:
+        if end <= start:
+            continue
+        i = bisect_right(starts, start)
+        if (i > 0 and ends[i - 1] > start) or (i < len(starts) and starts[i] < end):
+            continue
+        starts.insert(i, start)
+        ends.insert(i, end)
+        chosen.append((kind, start, end, shown))
+    chosen.sort(key=lambda c: c[1])
+    out: list[Finding] = []
+    line, pos = 1, 0
+    for kind, s, e, p in chosen:  # in order: count the newlines once
+        line += text.count("\n", pos, s)
+        pos = s
+        out.append(Finding(kind, s, e, p, line))
+    return out

@@ -1,0 +1,148 @@
+"""What a candidate value must be to count: not a placeholder, not a word, and how a value
+is previewed in a message without showing it."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import re
+from collections import Counter
+
+# ---------------------------------------------------------------------- placeholders
+_PLACEHOLDER_WORDS = {
+    "", "none", "null", "nil", "true", "false", "undefined", "redacted", "hidden", "masked",
+    "secret", "password", "passwd", "pass", "pw", "pwd", "token", "apikey", "api_key",
+    "api-key", "key",
+    "example", "sample", "placeholder", "dummy", "fake", "test", "string", "str", "bytes",
+    "int", "bool", "optional", "any", "required", "empty", "unset", "omitted", "removed",
+    "todo", "tbd", "n/a", "na", "secretstr", "object", "text", "varchar", "char",
+}
+_PLACEHOLDER_RE = re.compile(
+    r"""^(?:
+        <[^>]*>?                                 # <password>
+      | \$\{.* | \$\(.* | \$[A-Za-z_]\w*         # ${TOKEN}, $(cmd), $DB_PASS
+      | %[A-Za-z_]\w*% | \{\{.* | \{[^}]*\}      # %VAR%, {{ var }}, {name}
+      | (?:os\.)?(?:environ|getenv)\b.*          # os.environ[...], os.getenv(...)
+      | process\.env\b.* | ENV\[.* | env\(.*     # node, ruby, laravel
+      | \[?redacted\b.* | \[?masked\b.* | \[hidden\]   # already redacted or masked
+      | your[_\- ].* | .*[_\-]here               # your_password, API_KEY_HERE
+      | (?:x+|\*+|\.+|…+|•+|\#+|-+|_+|0+|1234(?:5678?)?)  # xxx, ***, ..., 0000
+    )$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def is_placeholder(value: str) -> bool:
+    v = value.strip().strip("\"'`")
+    if v.lower() in _PLACEHOLDER_WORDS:
+        return True
+    if _PLACEHOLDER_RE.match(v):
+        return True
+    # One character repeated (xxxxxxxx, ********), an ellipsis inside (sk-...abcd), or no
+    # letter or digit at all (":****").
+    return (len(set(v.lower())) == 1 or "..." in v or "…" in v
+            or not any(c.isalnum() for c in v))
+
+
+# Values that are public by design although they look like keys: Stripe publishable keys,
+# Mapbox public tokens, age recipients, SSH public key bodies.
+PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.ey", "age1", "AAAAC3Nza", "AAAAB3Nza",
+                   "AAAAE2VjZHNh", "AAAAGnNr")
+
+
+def is_public(value: str) -> bool:
+    return value.startswith(PUBLIC_PREFIXES)
+
+
+# ---------------------------------------------------------------------- character classes
+def mixed(value: str) -> bool:
+    """At least two of lower case, upper case and digits: random, not a word or a slug."""
+    classes = (any(c.islower() for c in value) + any(c.isupper() for c in value)
+               + any(c.isdigit() for c in value))
+    return classes >= 2
+
+
+_WORDLIKE = re.compile(r"[A-Za-zÀ-ÿ]+(?:[-'][A-Za-zÀ-ÿ]+)*")
+
+
+def looks_like_password(value: str) -> bool:
+    """A value given as a password in prose: not a plain word (``on``, ``rotated``,
+    ``Falcon``), but something with a digit or a symbol in it, or mixed case inside."""
+    if len(value) < 6 or len(value) > 128 or is_placeholder(value):
+        return False
+    if value.isdigit():
+        return len(value) >= 8
+    if _WORDLIKE.fullmatch(value):
+        inner_upper = any(c.isupper() for c in value[1:])
+        return inner_upper and any(c.islower() for c in value) and len(value) >= 8
+    has_alpha = any(c.isalpha() for c in value)
+    return has_alpha and not re.fullmatch(r"v?\d+(?:\.\d+)+[a-z]*|\d+[a-zA-Z]{1,3}", value)
+
+
+def entropy(s: str) -> float:
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+
+
+def switch_rate(s: str) -> float:
+    """How often consecutive characters change class (lower/upper/digit/other): about 0.6
+    for random base62, 0.1-0.3 for words, CamelCase names and paths."""
+    def cls(c: str) -> int:
+        return 0 if c.islower() else 1 if c.isupper() else 2 if c.isdigit() else 3
+    prev = cls(s[0])
+    changes = 0
+    for c in s[1:]:
+        k = cls(c)
+        changes += k != prev
+        prev = k
+    return changes / max(1, len(s) - 1)
+
+
+def b64_decoded(value: str) -> bytes | None:
+    """``value`` decoded as base64 (standard or url-safe), or None."""
+    if not re.fullmatch(r"[A-Za-z0-9+/_\-]+={0,2}", value):
+        return None
+    core = value.rstrip("=").replace("-", "+").replace("_", "/")
+    core += "=" * (-len(core) % 4)
+    try:
+        return base64.b64decode(core, validate=True)
+    except (ValueError, binascii.Error):
+        return None
+
+
+def decodes_to_text(value: str) -> bool:
+    raw = b64_decoded(value)
+    if not raw:
+        return False
+    printable = sum(32 <= b < 127 or b in (9, 10, 13) for b in raw)
+    return printable / len(raw) > 0.9
+
+
+def decodes_to_user_password(value: str) -> bool:
+    """Base64 of ``user:password`` (HTTP Basic, Docker's ``auth``)."""
+    raw = b64_decoded(value)
+    if not raw or b":" not in raw:
+        return False
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    user, _, pw = text.partition(":")
+    return bool(user) and len(pw) >= 3 and text.isprintable()
+
+
+# ---------------------------------------------------------------------- previews
+def preview(value: str, prefix: str = "") -> str:
+    """``prefix`` (not secret: it only names the provider) and a sliver of the rest.
+
+    The rest shows at most a quarter of its characters, never more than four: the last
+    ones for random tokens (how providers' dashboards display keys), the first ones for
+    passwords, which are often words.
+    """
+    if prefix and value.startswith(prefix):
+        body = value[len(prefix):]
+        tail = min(4, len(body) // 4)
+        return prefix + "…" + (body[-tail:] if tail else "")
+    head = min(3, len(value) // 4)
+    return value[:head] + "…"

@@ -322,3 +322,12 @@ def test_paraphrase_set_shares_no_word_with_its_targets(tmp_path: Path) -> None:
                                 "--json"]) == 0
     for f in ("memories.jsonl", "queries.jsonl"):
         assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes()
+
+
+@needs_memory
+def test_recover_bench_small_run() -> None:
+    from bench import recover
+
+    got = recover.run_size(150, runs=2, full_runs=1)
+    assert got["memories"] == 150 and got["plain_save_p50_ms"] > 0
+    assert got["after_p50_ms"] > 0 and got["before_p50_ms"] > 0

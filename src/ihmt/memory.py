@@ -129,7 +129,7 @@ class Memory:
         mem = cls(store, project)
         if store.interrupted():
             try:
-                with mem._writing("open"):
+                with mem._writing("open", lambda: _nothing(store)):
                     pass
             except StoreError as exc:
                 log.warning("could not finish an interrupted write yet: %s", exc)
@@ -174,13 +174,15 @@ class Memory:
             return self.store.root()
 
     @contextmanager
-    def _writing(self, what: str) -> Iterator[None]:
+    def _writing(self, what: str, record: Callable[[], dict[str, Any] | None] | None = None
+                 ) -> Iterator[None]:
         """Hold the write lock, finish any write a crashed process left half done, and
-        mark this one as under way until it completes."""
+        mark this one as under way until it completes; ``record`` says what it is going
+        to touch (:mod:`ihmt.recover`), computed once the lock is held."""
         with self._mutex, self.store.lock.hold():
             try:
                 self._recover_interrupted()
-                self.store.begin_write(what)
+                self.store.begin_write(what, record() if record is not None else None)
             except OSError as exc:
                 if isinstance(exc, StoreError):
                     raise  # said in one line already
@@ -200,21 +202,11 @@ class Memory:
                 raise err from exc
 
     def _recover_interrupted(self) -> None:
-        """Called with the lock held: a leftover intent means a writer died mid-write."""
+        """Called with the lock held: a leftover intent means a writer died mid-write
+        (:mod:`ihmt.recover` finishes what it touched, or rebuilds when unsure)."""
         self.upkeep.settle_timeline()  # a fact log that cannot be read: set aside, rebuilt
-        if not self.store.interrupted():
-            return
-        msg = "a previous write was interrupted; the tree was rebuilt from the leaves"
-        log.warning(msg)
-        self.store.problems.append(msg)
-        self.store.settle_intent()  # a log that cannot be read is set aside
-        self.store.remove_partial_files()
-        self.store.clear_cache()
-        forgotten = self.forgetter.finish_interrupted()  # a forget is carried through
-        self._rebuild_locked()
-        if forgotten:
-            self.forgetter.after_rebuild(forgotten)
-        self.store.end_write()
+        if self.store.interrupted():
+            self._write_side.parts().recovery.run()
 
     def _repair(self, reason: str, *, force: bool = False) -> None:
         """Rebuild the derived files. Without ``force`` (a damaged trunk), first look
@@ -597,3 +589,10 @@ class Memory:
 # ---------------------------------------------------------------------- helpers
 def default_home() -> Path:
     return Path(os.environ.get("IHMT_HOME") or Path.home() / ".ihmt").expanduser()
+
+
+def _nothing(store: Store) -> dict[str, Any] | None:
+    """The intent record of a write that adds nothing (an open finishing another's)."""
+    from .recover import record_for
+
+    return record_for(store, [])

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .forgetting import Forgetter
+    from .recover import Recovery
     from .semantic.index import SemanticIndex
     from .store.store import Store
     from .timeline.facts import FactTimeline
@@ -33,6 +34,7 @@ class Parts:
     writer: Writer
     upkeep: Upkeep
     forgetter: Forgetter
+    recovery: Recovery
 
 
 class WriteSide:
@@ -70,6 +72,7 @@ def _build(store: Store, timeline: FactTimeline, semantic: SemanticIndex,
            ensure_root: Callable[[], Any],
            rebuild_locked: Callable[[], dict[str, Any]]) -> Parts:
     from .forgetting import Forgetter
+    from .recover import Recovery
     from .tree.consolidate import Consolidator
     from .tree.summarize import make_summarizer
     from .upkeep import Upkeep
@@ -83,4 +86,5 @@ def _build(store: Store, timeline: FactTimeline, semantic: SemanticIndex,
     upkeep = Upkeep(store, consolidator, timeline, writer, mutex, semantic)
     forgetter = Forgetter(store, consolidator, timeline, semantic, writing,
                           writer.link_versions, rebuild_locked)
-    return Parts(summarizer, consolidator, writer, upkeep, forgetter)
+    recovery = Recovery(store, consolidator, timeline, writer, forgetter, rebuild_locked)
+    return Parts(summarizer, consolidator, writer, upkeep, forgetter, recovery)

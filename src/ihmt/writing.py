@@ -22,6 +22,7 @@ from typing import Any
 
 from .errors import DamagedFileError, InputError, NotFoundError, StoreError, from_os_error
 from .model import Fact, Leaf, SaveReport
+from .recover import record_for
 from .scope import GLOBAL
 from .semantic.index import SemanticIndex
 from .store.store import Store, copy_root, utcnow
@@ -50,7 +51,7 @@ class Writer:
 
     def __init__(self, store: Store, consolidator: Consolidator, timeline: FactTimeline,
                  semantic: SemanticIndex, mutex: threading.RLock,
-                 writing: Callable[[str], AbstractContextManager[None]],
+                 writing: Callable[..., AbstractContextManager[None]],
                  recover: Callable[[], None], ensure_root: Callable[[], dict[str, Any]]
                  ) -> None:
         self.store = store
@@ -93,7 +94,8 @@ class Writer:
                     self._commit_batch(reopen=True)
                 return
             self.store.check_writable()
-            with self._writing("save"):
+            with self._writing("save", lambda: record_for(
+                    self.store, [leaf for leaf, _ in prepared], self.consolidator.pending)):
                 root = copy_root(self._ensure_root())
                 # Journalled first: a process killed once a leaf is on disk leaves it to
                 # the next one. Vectors come right after, off the save's path.
@@ -109,19 +111,27 @@ class Writer:
                 after_write(self.store, "save", report.ids + report.outdated,
                             prepared[0][0].text)
 
+    def add_existing(self, root: dict[str, Any], prepared: Prepared,
+                     report: SaveReport) -> list[dict[str, Any]]:
+        """File leaves whose files a write that died had already written (lock held;
+        :mod:`ihmt.recover`) exactly as that write would have. Returns their catalog lines."""
+        return self._add_leaves(root, prepared, report, durable=False, existing=True)
+
     def _add_leaves(self, root: dict[str, Any], prepared: Prepared, report: SaveReport, *,
-                    durable: bool) -> list[dict[str, Any]]:
+                    durable: bool, existing: bool = False) -> list[dict[str, Any]]:
         """Add new leaves to the trunk (``durable``: written and synced now; else kept
-        pending until their batch writes them), record their facts, run due events.
-        Returns their catalog lines."""
+        pending until their batch writes them; ``existing``: on disk already), record
+        their facts, run due events. Returns their catalog lines."""
         top_ids = {e["id"] for e in root["top"]}
         lines: list[dict[str, Any]] = []
         for leaf, tf in prepared:
             if (leaf.id in top_ids or leaf.id in self.consolidator.pending
-                    or self.store.leaf_exists(leaf.id, leaf.domain)):
+                    or (not existing and self.store.leaf_exists(leaf.id, leaf.domain))):
                 report.duplicates += 1
                 continue
-            if durable:
+            if existing:
+                pass
+            elif durable:
                 self.store.write_leaf(leaf, durable=True)
             else:
                 self.consolidator.pending[leaf.id] = leaf
@@ -265,7 +275,8 @@ class Writer:
                       encoded: dict[str, tuple[list[str], list[Any]]] | None) -> None:
         """Similar memories of the batch go into the same branches (tighter bounds): the
         chunk is a run of the batch's similarity order, committed under the lock."""
-        with self._writing("bulk"):
+        with self._writing("bulk", lambda: record_for(
+                self.store, [leaf for leaf, _, _ in items], self.consolidator.pending)):
             root = copy_root(self._ensure_root())
             ids = {leaf.id for leaf, _, _ in items}
             if encoded:

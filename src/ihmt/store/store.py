@@ -54,6 +54,7 @@ from .branch import (  # noqa: F401 - re-exported: the tree and search build on 
     length_band,
     pack_masks,
 )
+from .intent import IntentLog
 from .leaves import format_leaf, read_leaf
 from .lock import WriteLock
 
@@ -121,6 +122,7 @@ class Store:
         self.path = path
         self.config = config
         self.lock = WriteLock(path / "state" / "write.lock")
+        self.intent = IntentLog(path / "state" / "intent.log", self.set_aside)
         self._root: dict[str, Any] | None = None
         self._root_sig: tuple[int, int, int] | None = None
         self._branches: OrderedDict[str, Branch] = OrderedDict()
@@ -282,45 +284,20 @@ class Store:
     # ------------------------------------------------------------------ write intent
     @property
     def intent_path(self) -> Path:
-        return self.state_dir / "intent.log"
+        return self.intent.path
 
-    def begin_write(self, what: str) -> None:
-        """Record, durably, that a write is under way. Called with the lock held.
-
-        One appended line and one fsync of an existing file (no new directory entry to
-        sync). If the writer dies, the next writer (or the next open) sees a 'B' line with
-        no 'E' after it and repairs the store.
-        """
-        self._append_intent(f"B {os.getpid()} {what} {utcnow()}", durable=True)
+    def begin_write(self, what: str, record: dict[str, Any] | None = None) -> None:
+        """Record, durably, that a write is under way (lock held), and with ``record``
+        what it is going to touch (:mod:`ihmt.store.intent`). If the writer dies, the next
+        writer (or the next open) sees a 'B' line with no 'E' after it and repairs."""
+        self.intent.begin(what, record)
 
     def end_write(self) -> None:
-        path = self.intent_path
-        self._append_intent("E")
-        try:
-            if path.stat().st_size > 65536:
-                os.truncate(path, 0)
-        except OSError:
-            pass
-
-    def _append_intent(self, line: str, *, durable: bool = False) -> None:
-        try:
-            files.append_line(self.intent_path, line, durable=durable)
-        except (IsADirectoryError, PermissionError) as exc:
-            # The intent log is local bookkeeping: a folder or an unwritable file at its
-            # path is set aside (lock held) and the log begun again.
-            self.set_aside(self.intent_path, exc)
-            files.append_line(self.intent_path, line, durable=durable)
+        self.intent.end()
 
     def settle_intent(self) -> None:
-        """Lock held, the store found interrupted: an intent log that cannot be read says
-        nothing, so it is set aside (the caller rebuilds, as for any interrupted write)."""
-        try:
-            with open(self.intent_path, "rb") as fh:
-                fh.read(1)
-        except FileNotFoundError:
-            pass
-        except OSError as exc:
-            self.set_aside(self.intent_path, exc)
+        """See :meth:`ihmt.store.intent.IntentLog.settle`."""
+        self.intent.settle()
 
     def remove_partial_files(self) -> int:
         """Delete temporary files a killed writer left behind (lock held: no live writer
@@ -340,17 +317,7 @@ class Store:
         return n
 
     def interrupted(self) -> bool:
-        try:
-            with open(self.intent_path, "rb") as fh:
-                fh.seek(0, os.SEEK_END)
-                size = fh.tell()
-                fh.seek(max(0, size - 256))
-                tail = fh.read().decode("utf-8", "replace").strip().splitlines()
-        except FileNotFoundError:
-            return False
-        except OSError:
-            return True  # cannot tell (a folder, unreadable): repaired under the lock
-        return bool(tail) and tail[-1].startswith("B ")
+        return self.intent.interrupted()
 
     # ------------------------------------------------------------------ leaves
     def write_leaf(self, leaf: Leaf, *, durable: bool = True, new: bool = True) -> Path:

@@ -271,3 +271,14 @@ def test_binary_content_is_refused_by_the_library_like_a_binary_file(mem: Memory
     with pytest.raises(InputError, match="binary data"):
         getattr(mem, call)(png)
     assert mem.stats()["leaves"] == 0
+
+
+def test_nested_derived_folders_are_private(tmp_path: Path) -> None:
+    import stat
+
+    from ihmt.store.files import DIR_MODE, ensure_dir
+
+    top = tmp_path / "state"
+    ensure_dir(top / "cache" / "branches")
+    for d in (top, top / "cache", top / "cache" / "branches"):
+        assert stat.S_IMODE(d.stat().st_mode) & 0o077 == DIR_MODE & 0o077, d

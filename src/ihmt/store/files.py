@@ -53,7 +53,20 @@ def digest(*parts: str, length: int = 12) -> str:
 
 
 def ensure_dir(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+    """Create ``path`` and each missing parent with the store's private mode (``mkdir``'s
+    ``parents=True`` would give the parents the default mode, readable by other users)."""
+    missing = []
+    p = path
+    while not p.exists() and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    for d in reversed(missing):
+        try:
+            d.mkdir(mode=DIR_MODE)
+        except FileExistsError:
+            pass
+    if not path.is_dir():
+        path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)  # says clearly what is wrong
     return path
 
 

@@ -22,6 +22,7 @@ except ModuleNotFoundError:  # Python 3.10: the installer reads TOML with tomli 
 from ihmt import Memory
 from ihmt.doctor import check_store
 from ihmt.faces import install as inst
+from ihmt.faces import install_agents as agents
 from ihmt.faces.install import InstallError, install, print_config, uninstall
 
 PY = os.path.abspath(sys.executable)
@@ -50,7 +51,7 @@ def entry_of(agent: str, home: Path, project: Path | None = None) -> dict:
                             project or Path.cwd())
     text = path.read_text()
     data = tomllib.loads(text) if agent == "codex" else json.loads(text)
-    return data[inst._CONTAINER[agent]]["ihmt-memory"]
+    return data[agents._CONTAINER[agent]]["ihmt-memory"]
 
 
 UNRELATED = {
@@ -94,8 +95,8 @@ def test_install_preserves_config_backs_up_and_is_idempotent(agent: str, home: P
     assert (home / ".ihmt" / "ihmt_memory" / "root.json").exists()
 
     entry = entry_of(agent, home)
-    assert inst._argv(entry) == [PY, "-m", "ihmt.faces.mcp"]
-    assert inst._env(entry) == {"IHMT_HOME": str(home / ".ihmt")}
+    assert agents._argv(entry) == [PY, "-m", "ihmt.faces.mcp"]
+    assert agents._env(entry) == {"IHMT_HOME": str(home / ".ihmt")}
     # Unrelated content kept.
     if agent == "codex":
         after = tomllib.loads(cfg.read_text())
@@ -105,7 +106,7 @@ def test_install_preserves_config_backs_up_and_is_idempotent(agent: str, home: P
         assert cfg.read_text().startswith(original)  # appended, nothing rewritten
     else:
         after, before = json.loads(cfg.read_text()), json.loads(original)
-        container = inst._CONTAINER[agent]
+        container = agents._CONTAINER[agent]
         assert after[container]["github"] == before[container]["github"]
         assert {k: v for k, v in after.items() if k != container} == \
             {k: v for k, v in before.items() if k != container}
@@ -303,7 +304,7 @@ def test_reuses_the_memory_registered_with_another_agent(home: Path) -> None:
     result = install("opencode", home=home, use_cli=False)
     assert result.memory_home == str(shared)
     assert "codex" in result.memory_source
-    assert inst._env(entry_of("opencode", home))["IHMT_HOME"] == str(shared)
+    assert agents._env(entry_of("opencode", home))["IHMT_HOME"] == str(shared)
     # --home wins over what is registered.
     own = install("claude-code", home=home, use_cli=False, memory_home=home / "mine")
     assert own.memory_home == str(home / "mine")
@@ -332,8 +333,8 @@ def test_print_config_json(agent: str, key: str, home: Path) -> None:
     data = json.loads(snippet.text)
     assert list(data) == [key]
     entry = data[key]["ihmt-memory"]
-    assert inst._argv(entry) == [PY, "-m", "ihmt.faces.mcp"]
-    assert inst._env(entry)["IHMT_HOME"] == str(home / "mem")
+    assert agents._argv(entry) == [PY, "-m", "ihmt.faces.mcp"]
+    assert agents._env(entry)["IHMT_HOME"] == str(home / "mem")
     assert snippet.where
 
 

@@ -13,7 +13,7 @@ IHMT adds one group per event whose command runs ``<python> -m ihmt.faces.cli --
 the file are left as they are, and uninstall removes only its own. opencode has no command
 hooks (its extensions are JavaScript plugins), so nothing is written for it.
 
-The functions here compute text; :mod:`ihmt.faces.install` plans, backs up and writes.
+The functions here compute text; :mod:`ihmt.faces.install_plan` plans, backs up and writes.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def _load(text: str | None, path: Path) -> dict[str, Any]:
 
 def dump_json(data: dict[str, Any], like: str | None) -> str:
     """JSON in the file's own indentation (2 spaces unless it used something else); also
-    used by :mod:`ihmt.faces.install` for the MCP entries."""
+    used by :mod:`ihmt.faces.install_plan` for the MCP entries."""
     indent: int | str = 2
     if like:
         m = re.search(r"\n([ \t]+)\S", like)

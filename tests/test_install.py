@@ -478,26 +478,46 @@ def test_project_agents_md_block_stays_while_another_agent_reads_it(home: Path) 
     assert not agents_md.exists() or "ihmt-memory" not in agents_md.read_text()
 
 
-def test_opencode_jsonc_is_kept_with_exact_instructions_then_read(home: Path,
-                                                                  tmp_path: Path) -> None:
+def test_opencode_jsonc_is_edited_in_place_keeping_its_comments(home: Path,
+                                                                tmp_path: Path) -> None:
     cfg = home / ".config" / "opencode" / "opencode.json"
     cfg.parent.mkdir(parents=True)
-    original = '{\n  // my theme, keep it\n  "theme": "dark",\n  "mcp": {\n  },\n}\n'
+    original = '{\n  // my theme, keep it\n  "theme": "dark", /* and this */\n  "mcp": {\n' \
+               '    "gh": {"type": "local", "command": ["gh-mcp"]}, // mine\n  },\n}\n'
     cfg.write_text(original)
     store = tmp_path / "mem"
     Memory.open(store, create=True).close()
     r = _cli(home, Path.cwd(), "install", "opencode", "--no-cli", "--home", str(store))
+    assert r.returncode == 0, r.stderr
+    text = cfg.read_text()
+    for kept in ("// my theme, keep it", "/* and this */", "// mine", '"gh-mcp"'):
+        assert kept in text, text
+    d = _cli(home, Path.cwd(), "doctor", "--no-server", "--path", str(store))
+    assert "opencode (user): same memory" in d.stdout, d.stdout
+    assert "PROBLEM" not in d.stdout and d.returncode == 0
+    r = _cli(home, Path.cwd(), "uninstall", "opencode", "--no-cli")
+    assert r.returncode == 0, r.stderr
+    assert cfg.read_text() == original  # ours out, everything of the user's as it was
+
+
+def test_jsonc_where_the_agent_reads_plain_json_is_refused_with_the_exact_edit(
+        home: Path, tmp_path: Path) -> None:
+    cfg = home / ".claude.json"
+    original = '{\n  // a comment Claude Code would not accept\n  "theme": "dark",\n}\n'
+    cfg.write_text(original)
+    store = tmp_path / "mem"
+    Memory.open(store, create=True).close()
+    r = _cli(home, Path.cwd(), "install", "claude-code", "--no-cli", "--home", str(store))
     assert r.returncode == 2 and r.stderr.startswith("ihmt: ")
     assert "JSONC" in r.stderr and "'ihmt doctor'" in r.stderr
-    assert cfg.read_text() == original  # the comments are not lost
-    # The exact lines to add are in the message; added by hand, doctor reads the JSONC file.
+    assert cfg.read_text() == original
     lines = r.stderr.splitlines()
     start = next(i for i, ln in enumerate(lines) if ln.startswith('  "ihmt-memory"'))
     end = next(i for i, ln in enumerate(lines) if ln.startswith("Then run"))
-    cfg.write_text(original.replace('"mcp": {\n', '"mcp": {\n' + "\n".join(lines[start:end])
-                                    + ",\n"))
+    cfg.write_text(original.replace('"theme": "dark",', '"theme": "dark",\n  "mcpServers": {\n'
+                                    + "\n".join(lines[start:end]) + "\n  },"))
     d = _cli(home, Path.cwd(), "doctor", "--no-server", "--path", str(store))
-    assert "opencode (user): same memory" in d.stdout, d.stdout
+    assert "claude-code (user): same memory" in d.stdout, d.stdout
     assert "PROBLEM" not in d.stdout and d.returncode == 0
 
 

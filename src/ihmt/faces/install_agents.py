@@ -8,6 +8,8 @@ The lowest of the installer's modules: it imports none of the others
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,20 +33,43 @@ class InstallError(IHMTError):
     """A configuration cannot be changed safely; the message says what to fix."""
 
 
-def server_entry(agent: str, python: str, memory_home: str) -> dict[str, Any]:
-    """The entry that launches this installation's server, in ``agent``'s format."""
-    args = ["-m", MODULE]
-    env = {"IHMT_HOME": memory_home}
+# The portable form (``--portable``): the server found through PATH and no machine-specific
+# path. How the memory folder reaches the server without one, in each agent's own syntax:
+# Claude Code expands ${VAR:-default} in command, args and env of .mcp.json; opencode
+# substitutes {env:VAR} (empty when unset, which the server reads as unset); Codex forwards
+# the variables named in env_vars. Unset, the server uses ~/.ihmt.
+PORTABLE_ARGV = ("ihmt", "mcp")
+PORTABLE_HOME = {"claude-code": "${IHMT_HOME:-~/.ihmt}", "opencode": "{env:IHMT_HOME}"}
+
+
+def server_entry(agent: str, python: str, memory_home: str | None, *,
+                 portable: bool = False) -> dict[str, Any]:
+    """The entry that launches this installation's server, in ``agent``'s format.
+
+    ``portable``: launch ``ihmt mcp`` through PATH instead of this Python, and pass the
+    memory folder only when ``memory_home`` is given (else the agent's own ``$IHMT_HOME``,
+    else ``~/.ihmt``), so the entry holds nothing specific to this machine.
+    """
+    command, args = (PORTABLE_ARGV[0], list(PORTABLE_ARGV[1:])) if portable else (
+        python, ["-m", MODULE])
+    if memory_home is None and not portable:
+        raise ValueError("an entry that is not portable names its memory folder")
+    home = memory_home if memory_home is not None else PORTABLE_HOME.get(agent)
+    env = {"IHMT_HOME": home} if home is not None else {}
     if agent == "opencode":
-        return {"type": "local", "command": [python, *args], "environment": env,
+        return {"type": "local", "command": [command, *args], "environment": env,
                 "enabled": True}
     if agent == "codex":
         # Approval inside the server table, so Codex runs the memory tools without asking.
-        return {"command": python, "args": args, "default_tools_approval_mode": "approve",
-                "env": env}
-    if agent in ("claude-code", "vscode"):
-        return {"type": "stdio", "command": python, "args": args, "env": env}
-    return {"command": python, "args": args, "env": env}
+        entry: dict[str, Any] = {"command": command, "args": args,
+                                 "default_tools_approval_mode": "approve"}
+        if env:
+            entry["env"] = env
+        else:
+            entry["env_vars"] = ["IHMT_HOME"]
+        return entry
+    base = {"type": "stdio"} if agent in ("claude-code", "vscode") else {}
+    return {**base, "command": command, "args": args, **({"env": env} if env else {})}
 
 
 def config_path(agent: str, scope: str, home: Path, project: Path) -> Path:
@@ -108,21 +133,67 @@ def _env(entry: dict[str, Any]) -> dict[str, Any]:
     return env if isinstance(env, dict) else {}
 
 
+_PLACEHOLDER = re.compile(r"\$\{(\w+)(?::-([^}]*))?\}|\{env:(\w+)\}")
+
+
+def _expand(value: str, environ: dict[str, str] | os._Environ[str]) -> str:
+    """``${VAR}``, ``${VAR:-default}`` (Claude Code) and ``{env:VAR}`` (opencode) replaced
+    as the agents replace them."""
+    def one(m: re.Match[str]) -> str:
+        name = m.group(1) or m.group(3)
+        got = environ.get(name, "")
+        return got if got or m.group(2) is None else m.group(2)
+
+    return _PLACEHOLDER.sub(one, value)
+
+
 def _entry_home(entry: dict[str, Any], home: Path) -> str:
+    """The memory folder the entry's server opens: its IHMT_HOME as the agent expands it, or
+    the variable the agent forwards (Codex's env_vars), else the server's default."""
     value = _env(entry).get("IHMT_HOME")
+    if value is None and "IHMT_HOME" in (entry.get("env_vars") or []):
+        value = os.environ.get("IHMT_HOME")
+    if isinstance(value, str):
+        value = _expand(value, os.environ)
     if isinstance(value, str) and value.strip():
         return str(Path(value.replace("$HOME", str(home))).expanduser())
     return str(home / DEFAULT_MEMORY_DIR)  # what the server falls back to
 
 
+def is_portable(entry: dict[str, Any]) -> bool:
+    """The entry launches ``ihmt mcp`` through PATH (``--portable``)."""
+    return tuple(_argv(entry)) == PORTABLE_ARGV
+
+
+def ihmt_on_path(python: str) -> tuple[str | None, bool]:
+    """The ``ihmt`` a portable entry starts here (None: not on PATH), and whether it is this
+    installation's: the script beside ``python``, or one whose first line names it."""
+    found = shutil.which(PORTABLE_ARGV[0])
+    if found is None:
+        return None, False
+    real = Path(found).resolve()
+    if real.parent == Path(python).parent or Path(found).parent == Path(python).parent:
+        return found, True
+    try:
+        with open(real, "rb") as f:
+            first = f.readline(4096).decode("utf-8", "replace")
+    except OSError:
+        return found, False
+    return found, first.startswith("#!") and first[2:].strip().split(" ")[0] == python
+
+
 def _launches(entry: dict[str, Any], python: str) -> bool:
+    """The entry starts this installation's server (either form)."""
+    if is_portable(entry):
+        return ihmt_on_path(python)[1]
     return _argv(entry)[:1] == [python] and MODULE in _argv(entry)
 
 
 def _same_entry(agent: str, existing: dict[str, Any], desired: dict[str, Any]) -> bool:
     """Equal where it matters (how it launches, approval, enabled); extra keys the user
     added to our entry are left alone."""
-    keys = {"codex": ("default_tools_approval_mode",), "opencode": ("enabled", "type")}
+    keys = {"codex": ("default_tools_approval_mode", "env_vars"),
+            "opencode": ("enabled", "type")}
     return (_argv(existing) == _argv(desired)
             and _env(existing).get("IHMT_HOME") == _env(desired).get("IHMT_HOME")
             and all(existing.get(k) == desired.get(k) for k in keys.get(agent, ())))

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from .install_agents import _CONTAINER, SERVER_NAME, InstallError
+from .install_hooks import dump_json
+from .install_jsonc import JSONCEditError, remove_member, set_member
 
 try:  # Python 3.11+
     import tomllib as _toml
@@ -101,6 +103,68 @@ def _jsonc_to_json(text: str) -> str:
             out.append(c)
             i += 1
     return "".join(out) + ("," if pending_comma else "")
+
+
+def json_with_entry(agent: str, path: Path, old: str | None,
+                    entry: dict[str, Any] | None) -> str | None:
+    """``old`` (the agent's JSON config, None when absent) with our entry set to ``entry``,
+    or removed when ``entry`` is None (None: nothing is left, the file goes).
+
+    Plain JSON is rewritten in the file's own indentation. opencode's JSONC (comments,
+    trailing commas) is edited in place so that they stay, and the result is parsed to check
+    that nothing else changed; other agents' files are not JSONC, and such a file is refused
+    with the exact edit to make by hand."""
+    container = _CONTAINER[agent]
+    if entry is None:
+        by_hand = f"Remove the {SERVER_NAME!r} entry from its {container!r} object by hand."
+    else:
+        snippet = json.dumps({SERVER_NAME: entry}, indent=2, ensure_ascii=False)
+        by_hand = f"Add this inside its {container!r} object by hand:\n{snippet[2:-2]}\n"
+    if entry is None and not (old and old.strip()):
+        return None if old is None else old
+    data = _json_loads(old, path, jsonc=agent == "opencode", by_hand=by_hand) if old and \
+        old.strip() else {}
+    servers = data.get(container)
+    if servers is not None and not isinstance(servers, dict):
+        raise InstallError(f"{path}: {container!r} is not an object; fix it by hand")
+    servers = dict(servers or {})
+    if entry is None:
+        servers.pop(SERVER_NAME, None)
+    else:
+        servers[SERVER_NAME] = entry
+    want = {**data, container: servers}
+    if not servers and entry is None:
+        want.pop(container)
+    if old and old.strip() and _is_jsonc(old):
+        return _jsonc_with(old, path, container, entry, want, by_hand)
+    return dump_json(want, old) if want else None
+
+
+def _is_jsonc(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return True
+    return False
+
+
+def _jsonc_with(old: str, path: Path, container: str, entry: dict[str, Any] | None,
+                want: dict[str, Any], by_hand: str) -> str | None:
+    """The JSONC edit, checked: the result must parse to ``want``."""
+    try:
+        new = (remove_member(old, container, SERVER_NAME) if entry is None
+               else set_member(old, container, SERVER_NAME, entry))
+        got = json.loads(_jsonc_to_json(new))
+    except (JSONCEditError, ValueError) as exc:
+        got, new = None, ""
+        reason = str(exc)
+    else:
+        reason = "the edit would change more than the ihmt-memory entry"
+    if got != want:
+        raise InstallError(f"{path} has comments or trailing commas (JSONC) that IHMT could not "
+                           f"edit safely ({reason}); they are kept. {by_hand}\n"
+                           "Then run 'ihmt doctor'.")
+    return None if not want and re.sub(r"\s", "", new) == "{}" else new
 
 
 # ---------------------------------------------------------------------- TOML

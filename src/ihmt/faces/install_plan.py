@@ -48,8 +48,8 @@ from .install_formats import (
     _toml_block,
     _toml_with_entry,
     _toml_without_entry,
+    json_with_entry,
 )
-from .install_hooks import dump_json
 
 
 # ---------------------------------------------------------------------- results
@@ -403,16 +403,7 @@ def _plan_entry(agent: str, path: Path, entry: dict[str, Any],
         return _Edit(path, old, old)
     if agent == "codex":
         return _Edit(path, old, _toml_with_entry(old, entry, path))
-    snippet = json.dumps({SERVER_NAME: entry}, indent=2, ensure_ascii=False)
-    by_hand = f"Add this inside its {_CONTAINER[agent]!r} object by hand:\n{snippet[2:-2]}\n"
-    data = _json_loads(old, path, by_hand=by_hand) if old and old.strip() else {}
-    servers = data.get(_CONTAINER[agent])
-    if servers is None:
-        servers = data[_CONTAINER[agent]] = {}
-    if not isinstance(servers, dict):
-        raise InstallError(f"{path}: {_CONTAINER[agent]!r} is not an object; fix it by hand")
-    servers[SERVER_NAME] = entry
-    return _Edit(path, old, dump_json(data, old))
+    return _Edit(path, old, json_with_entry(agent, path, old, entry))
 
 
 def _without_entry(agent: str, path: Path, old: str | None) -> str | None:
@@ -421,21 +412,14 @@ def _without_entry(agent: str, path: Path, old: str | None) -> str | None:
     if agent == "codex":
         new = _toml_without_entry(old, path)
         return new if new.strip() else None
-    container = _CONTAINER[agent]
-    data = _json_loads(old, path, by_hand=f"Remove the {SERVER_NAME!r} entry from its "
-                                          f"{container!r} object by hand.")
-    servers = data.get(container)
-    if isinstance(servers, dict):
-        servers.pop(SERVER_NAME, None)
-        if not servers:
-            del data[container]
-    return dump_json(data, old) if data else None
+    return json_with_entry(agent, path, old, None)
 
 
-def _plan_hooks(agent: str, scope: str, home: Path, project: Path, python: str,
-                memory_home: str, *, install: bool) -> list[tuple[Change, _Edit | None]]:
+def _plan_hooks(agent: str, scope: str, home: Path, project: Path, python: str | None,
+                memory_home: str | None, *, install: bool) -> list[tuple[Change, _Edit | None]]:
     """The hooks file edit (issue 20): add IHMT's hooks, or with ``install=False`` remove
-    them. Agents without command hooks (opencode) get no edit."""
+    them. Agents without command hooks (opencode) get no edit. ``python`` None: the
+    portable command (``ihmt`` through PATH); ``memory_home`` None: no ``--path``."""
     from . import install_hooks as ih
 
     if agent not in ih.HOOK_AGENTS:

@@ -102,6 +102,10 @@ def _parser(prog: str, *, agent_help: str, install: bool) -> argparse.ArgumentPa
                                       "else ~/.ihmt)")
         p.add_argument("--no-hooks", action="store_true", help="do not register the "
                        "session-start and prompt-submit hooks (removes earlier ones)")
+        p.add_argument("--portable", action="store_true", help="write no path of this "
+                       "machine, for project files that are committed: the server is 'ihmt' "
+                       "found through PATH, the memory each machine's $IHMT_HOME, else "
+                       "~/.ihmt (unless --home)")
     p.add_argument("--project", help="project folder for --scope project (default: here)")
     p.add_argument("--dry-run", action="store_true", help="show what would change, write nothing")
     p.add_argument("--no-cli", action="store_true", help="edit config files even if the "
@@ -141,7 +145,8 @@ def main_install(argv: list[str] | None = None) -> int:
     """``ihmt install AGENT [--scope user|project] [--home DIR] [--dry-run] ...``"""
     args = _parser("ihmt install", agent_help=", ".join(WRITABLE_AGENTS),
                    install=True).parse_args(argv)
-    return _run_and_print(install, args, memory_home=args.home, hooks=not args.no_hooks)
+    return _run_and_print(install, args, memory_home=args.home, hooks=not args.no_hooks,
+                          portable=args.portable)
 
 
 def main_uninstall(argv: list[str] | None = None) -> int:
@@ -158,10 +163,12 @@ def main_print_config(argv: list[str] | None = None) -> int:
     p.add_argument("--home", help="memory folder (default: the one already registered)")
     p.add_argument("--hooks", action="store_true", help="print the session-start and "
                    "prompt-submit hooks instead of the server entry")
+    p.add_argument("--portable", action="store_true", help="no path of this machine: 'ihmt' "
+                   "found through PATH, and no memory folder unless --home")
     args = p.parse_args(argv)
     try:
-        snippet = (print_hooks(args.agent, memory_home=args.home) if args.hooks
-                   else print_config(args.agent, memory_home=args.home))
+        show = print_hooks if args.hooks else print_config
+        snippet = show(args.agent, memory_home=args.home, portable=args.portable)
     except IHMTError as exc:
         print(f"ihmt: {exc}", file=sys.stderr)  # the style and status of every command
         return 2

@@ -159,8 +159,11 @@ def doctor_lines(report: dict[str, Any]) -> list[str]:
     if not agents:
         out.append("agents  none has ihmt-memory registered: run 'ihmt install <agent>'")
     for a in agents:
-        state = f"PROBLEM: {a['problem']}" if a["problem"] else ("same memory" if a["same_memory"] else
-                                 f"other memory {a['memory_home']}")
+        state = (f"PROBLEM: {a['problem']}" if a["problem"] else "same memory"
+                 if a["same_memory"] else f"other memory {a['memory_home']}")
         other = "" if a["this_install"] or a["problem"] else "; launches another installation"
+        if a.get("portable") and not a["problem"]:
+            other = "; portable ('ihmt' through PATH" + (")" if a["this_install"] else
+                                                          ", which is another installation)")
         out.append(f"agent   {a['agent']} ({a['scope']}): {state}{other} [{a['config']}]")
     return out

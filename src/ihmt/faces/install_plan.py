@@ -8,19 +8,16 @@ import json
 import os
 import shlex
 import shutil
-import subprocess
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..memory import Memory
-from ..store.files import atomic_write
 from ..store.store import resolve_store_path
 from ..text import count
 from .install_agents import (
     _CONTAINER,
     ALL_AGENTS,
-    BACKUP_SUFFIX,
     DEFAULT_MEMORY_DIR,
     SERVER_NAME,
     WRITABLE_AGENTS,
@@ -37,9 +34,12 @@ from .install_agents import (
     _restart_hint,
     _same_entry,
     config_path,
+    ihmt_on_path,
     instructions_path,
+    is_portable,
     server_entry,
 )
+from .install_apply import _atomic_write, _backup, _run
 from .install_blocks import _with_block, _without_block, instructions_block
 from .install_formats import (
     _json_loads,
@@ -131,7 +131,8 @@ class Registration:
     memory_home: str | None = None  # IHMT_HOME, or the server's default when unset
     command: list[str] = field(default_factory=list)
     this_install: bool = False  # launches this installation's Python
-    problem: str | None = None  # the config file could not be read
+    problem: str | None = None  # the config file could not be read, or cannot start
+    portable: bool = False  # launches ``ihmt mcp`` through PATH (``--portable``)
 
 
 @dataclass
@@ -148,7 +149,7 @@ class Snippet:
 def install(agent: str, scope: str = "user", *, memory_home: str | os.PathLike[str] | None = None,
             home: Path | None = None, project: Path | None = None, dry_run: bool = False,
             use_cli: bool | None = None, python: str | None = None,
-            hooks: bool = True) -> InstallResult:
+            hooks: bool = True, portable: bool = False) -> InstallResult:
     """Register the server with ``agent`` and add the usage instructions.
 
     ``hooks`` (Claude Code, Codex): also register the session-start and prompt-submit
@@ -160,18 +161,25 @@ def install(agent: str, scope: str = "user", *, memory_home: str | os.PathLike[s
     (Claude Code only): run ``claude mcp add`` instead of editing ``~/.claude.json``;
     ``None`` decides by whether ``claude`` is on PATH (``IHMT_INSTALL_NO_CLI=1`` forces
     file editing).
+
+    ``portable``: the files name no path of this machine: the server and the hooks are
+    ``ihmt`` found through PATH, and the memory folder is the agent's ``$IHMT_HOME`` (else
+    ``~/.ihmt``) unless ``memory_home`` is given. For project files that are committed.
     """
     agent, scope = _check_agent(agent, writable=True), _check_scope(scope)
     home, project = _home(home), _project(project)
     python = python or _python()
     if memory_home is not None:
         mem_home, source = Path(memory_home).expanduser().absolute(), "given with --home"
+    elif portable:
+        mem_home, source = _portable_home(agent, scope, home, project)
     else:
         mem_home, source = find_memory_home(agent, scope, home=home, project=project)
     result = InstallResult(agent, scope, "install", dry_run, str(mem_home), source)
+    written_home = str(mem_home) if memory_home is not None or not portable else None
 
     memory_change = _plan_memory(mem_home)
-    entry = server_entry(agent, python, str(mem_home))
+    entry = server_entry(agent, python, written_home, portable=portable)
     cfg_path = config_path(agent, scope, home, project)
     edits: list[tuple[Change, _Edit | None]] = [(memory_change, None)]
     existing = _read_entry(agent, cfg_path)
@@ -187,14 +195,64 @@ def install(agent: str, scope: str = "user", *, memory_home: str | os.PathLike[s
     iedit = _Edit(instr, _read_text(instr), None)
     iedit.new = _with_block(iedit.old, instructions_block())
     edits.append((iedit.change("instructions"), iedit))
-    edits += _plan_hooks(agent, scope, home, project, python, str(mem_home), install=hooks)
+    edits += _plan_hooks(agent, scope, home, project, None if portable else python,
+                         written_home, install=hooks)
     result.changes = [c for c, _ in edits]
+    result.notes += _path_notes(agent, scope, result.changes, python, written_home, portable)
 
     if not dry_run:
         _apply(edits, mem_home, project if scope == "project" else None)
     if result.changed and not dry_run:
         result.notes.append(_restart_hint(agent, scope))
     return result
+
+
+def _portable_home(agent: str, scope: str, home: Path, project: Path) -> tuple[Path, str]:
+    """The memory a portable entry opens here (the agent passes on ``$IHMT_HOME``, else the
+    server uses ~/.ihmt), and, when another agent was registered with another one, how to
+    keep using that."""
+    env = os.environ.get("IHMT_HOME")
+    mem_home = Path(env or home / DEFAULT_MEMORY_DIR).expanduser().absolute()
+    source = "portable: $IHMT_HOME" if env else "portable: $IHMT_HOME is unset, so ~/.ihmt"
+    try:
+        other, why = find_memory_home(agent, scope, home=home, project=project)
+    except InstallError:
+        return mem_home, source
+    if resolve_store_path(other) != resolve_store_path(mem_home) and why.startswith("reused"):
+        source += f"; {why.split(':')[0][len('reused from '):]} uses {other} (--home {other} " \
+                  "to share it, written as is)"
+    return mem_home, source
+
+
+def _path_notes(agent: str, scope: str, changes: list[Change], python: str,
+                written_home: str | None, portable: bool) -> list[str]:
+    """What the user must know about paths: a project file that is often committed gets
+    this machine's absolute paths (and how to avoid it), or the portable form needs an
+    ``ihmt`` on PATH."""
+    notes = []
+    if scope == "project":
+        files = [str(Path(c.path)) for c in changes if c.what in ("mcp entry", "hooks")
+                 and c.path and c.action in ("create", "update", "run")]
+        if files and not portable:
+            notes.append(f"{' and '.join(files)} now hold{'s' if len(files) == 1 else ''} "
+                         f"absolute paths of this machine ({python}, {written_home}); such "
+                         "files are often committed, and would not work elsewhere: "
+                         f"'ihmt install {agent} --scope project --portable' writes them "
+                         "without (the server found through PATH)")
+        elif files and written_home is not None:
+            notes.append(f"the memory folder given with --home is written as is: "
+                         f"{written_home} (leave --home out to use each machine's "
+                         "$IHMT_HOME, else ~/.ihmt)")
+    if portable:
+        found, ours = ihmt_on_path(python)
+        bindir = Path(python).parent
+        if found is None:
+            notes.append(f"'ihmt' is not on PATH here, so the agent will not find the server: "
+                         f"add {bindir} to PATH (or install IHMT with pipx)")
+        elif not ours:
+            notes.append(f"'ihmt' on PATH is {found}, not this installation's ({bindir}): "
+                         "the agent will start that one")
+    return notes
 
 
 def uninstall(agent: str, scope: str = "user", *, home: Path | None = None,
@@ -251,15 +309,19 @@ def _sharing_instructions(agent: str, scope: str, home: Path, project: Path) -> 
 
 
 def print_config(agent: str, *, memory_home: str | os.PathLike[str] | None = None,
-                 home: Path | None = None, python: str | None = None) -> Snippet:
-    """The configuration snippet for ``agent``, with the top-level key it expects."""
+                 home: Path | None = None, python: str | None = None,
+                 portable: bool = False) -> Snippet:
+    """The configuration snippet for ``agent``, with the top-level key it expects
+    (``portable``: ``ihmt mcp`` through PATH, no memory path unless ``memory_home``)."""
     agent = _check_agent(agent, writable=False)
     home = _home(home)
-    if memory_home is None:
-        mem_home, _ = find_memory_home(agent, "user", home=home, project=Path.cwd())
+    if memory_home is not None:
+        mem_home: str | None = str(Path(memory_home).expanduser().absolute())
+    elif portable:
+        mem_home = None
     else:
-        mem_home = Path(memory_home).expanduser().absolute()
-    entry = server_entry(agent, python or _python(), str(mem_home))
+        mem_home = str(find_memory_home(agent, "user", home=home, project=Path.cwd())[0])
+    entry = server_entry(agent, python or _python(), mem_home, portable=portable)
     where = {
         "claude-code": "~/.claude.json (user) or <project>/.mcp.json",
         "codex": "~/.codex/config.toml (or <project>/.codex/config.toml in a trusted project)",
@@ -278,7 +340,8 @@ def print_config(agent: str, *, memory_home: str | os.PathLike[str] | None = Non
 
 
 def print_hooks(agent: str, *, memory_home: str | os.PathLike[str] | None = None,
-                home: Path | None = None, python: str | None = None) -> Snippet:
+                home: Path | None = None, python: str | None = None,
+                portable: bool = False) -> Snippet:
     """The hooks snippet (issue 20) for an agent whose hooks use Claude Code's layout."""
     from . import install_hooks as ih
 
@@ -288,11 +351,14 @@ def print_hooks(agent: str, *, memory_home: str | os.PathLike[str] | None = None
     if where is None:
         raise InstallError(f"IHMT knows no command hooks for {agent}: there, the agent "
                            "calls search_memory itself (see README, 'the hooks')")
-    if memory_home is None:
-        mem_home, _ = find_memory_home(agent, "user", home=_home(home), project=Path.cwd())
+    if memory_home is not None:
+        mem_home: str | None = str(Path(memory_home).expanduser().absolute())
+    elif portable:
+        mem_home = None
     else:
-        mem_home = Path(memory_home).expanduser().absolute()
-    return Snippet(agent, where, "json", ih.snippet(python or _python(), str(mem_home)))
+        mem_home = str(find_memory_home(agent, "user", home=_home(home), project=Path.cwd())[0])
+    return Snippet(agent, where, "json",
+                   ih.snippet(None if portable else python or _python(), mem_home))
 
 
 def registered(home: Path | None = None, project: Path | None = None) -> list[Registration]:
@@ -312,11 +378,21 @@ def registered(home: Path | None = None, project: Path | None = None) -> list[Re
                     found.append(Registration(agent, scope, str(path), problem=str(exc)))
                     continue
                 if entry is not None:
-                    found.append(Registration(agent, scope, str(path), _entry_home(entry, home),
-                                              _argv(entry), _launches(entry, python)))
+                    found.append(_registration(agent, scope, str(path), entry, home, python))
                 if agent == "claude-code" and scope == "user":
                     found += _claude_local_entries(path, home, python)
     return found
+
+
+def _registration(agent: str, scope: str, config: str, entry: dict[str, Any], home: Path,
+                  python: str) -> Registration:
+    portable = is_portable(entry)
+    reg = Registration(agent, scope, config, _entry_home(entry, home), _argv(entry),
+                       _launches(entry, python), portable=portable)
+    if portable and ihmt_on_path(python)[0] is None:
+        reg.problem = (f"it starts 'ihmt' through PATH, and there is none here: add "
+                       f"{Path(python).parent} to PATH, or install without --portable")
+    return reg
 
 
 def find_memory_home(agent: str, scope: str = "user", *, home: Path | None = None,
@@ -476,44 +552,3 @@ def _apply(edits: list[tuple[Change, _Edit | None]], mem_home: Path | None,
                 edit.path.unlink(missing_ok=True)
             else:
                 _atomic_write(edit.path, edit.new)
-
-
-def _backup(path: Path) -> str | None:
-    """Copy ``path`` to ``<path>.bak-ihmt`` unless that first backup already exists."""
-    if not path.is_file():
-        return None
-    backup = path.with_name(path.name + BACKUP_SUFFIX)
-    if not backup.exists():
-        shutil.copy2(path, backup)
-    return str(backup)
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    """Write via a temporary file and rename, keeping the file's mode; a symlinked config
-    (dotfile managers) is written through to its target instead of being replaced."""
-    target = path.resolve() if path.is_symlink() else path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    mode = target.stat().st_mode & 0o777 if target.exists() else None
-    try:
-        # A new config gets open()'s usual 0o666 less the umask; an existing one is never
-        # looser than before, even for the moment between the rename and the chmod.
-        atomic_write(target, text, durable=True, sync_dir=False,
-                     mode=0o666 if mode is None else mode)
-        if mode is not None:
-            os.chmod(target, mode)
-    except OSError as exc:
-        raise InstallError(f"cannot write {target}: {exc.strerror or exc}") from exc
-
-
-def _run(cmd: list[str], cwd: Path | None) -> None:
-    try:
-        proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=120)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise InstallError(f"`{shlex.join(cmd)}` could not run ({exc}); run it by hand, or "
-                           "set IHMT_INSTALL_NO_CLI=1 to edit the config file instead") from exc
-    if proc.returncode != 0:
-        msg = (proc.stderr or proc.stdout).strip()
-        raise InstallError(f"`{shlex.join(cmd)}` failed: {msg}; set IHMT_INSTALL_NO_CLI=1 to "
-                           "edit the config file instead")
-
-

@@ -96,7 +96,10 @@ __all__ = [
 def _parser(prog: str, *, agent_help: str, install: bool) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=prog)
     p.add_argument("agent", help=agent_help)
-    p.add_argument("--scope", choices=SCOPES, default="user")
+    p.add_argument("--scope", choices=SCOPES, default="user",
+                   help="user: your own config files (default); project: the project's "
+                        "files (.mcp.json, opencode.json, .codex/config.toml), often "
+                        "committed: see --portable")
     if install:
         p.add_argument("--home", help="memory folder (default: the one already registered, "
                                       "else ~/.ihmt)")
@@ -111,7 +114,7 @@ def _parser(prog: str, *, agent_help: str, install: bool) -> argparse.ArgumentPa
     p.add_argument("--no-cli", action="store_true", help="edit config files even if the "
                                                          "agent's CLI is available")
     p.add_argument("--diff", action="store_true", help="print the diff of each file")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
     return p
 
 
@@ -185,7 +188,7 @@ def main_doctor(argv: list[str] | None = None) -> int:
     p.add_argument("--no-server", action="store_true", help="skip starting the server")
     p.add_argument("--repair", action="store_true",
                    help="rebuild derived files from the leaves and fix permissions first")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
     args = p.parse_args(argv)
     repaired = None
     if args.repair:

@@ -314,3 +314,14 @@ def test_installer_errors_use_the_cli_style(args: list[str], dirs) -> None:
     r = _cli(home, project, *args)
     assert r.returncode == 2 and r.stderr.startswith("ihmt: "), r
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_portable_says_when_another_agent_uses_another_memory(dirs, tmp_path: Path) -> None:
+    home, project = dirs
+    data = tmp_path / "data"
+    assert _cli(home, project, "install", "claude-code", "--home", str(data)).returncode == 0
+    r = _cli(home, project, "install", "opencode", "--scope", "project", "--portable")
+    assert r.returncode == 0, r.stderr
+    note = next(ln for ln in r.stdout.splitlines() if "another memory" in ln)
+    assert f"claude-code uses another memory, {data}" in note and f"--home {data}" in note
+    assert str(data) not in (project / "opencode.json").read_text()

@@ -172,10 +172,12 @@ def install(agent: str, scope: str = "user", *, memory_home: str | os.PathLike[s
     if memory_home is not None:
         mem_home, source = Path(memory_home).expanduser().absolute(), "given with --home"
     elif portable:
-        mem_home, source = _portable_home(agent, scope, home, project)
+        mem_home, source, other = _portable_home(agent, scope, home, project)
     else:
         mem_home, source = find_memory_home(agent, scope, home=home, project=project)
     result = InstallResult(agent, scope, "install", dry_run, str(mem_home), source)
+    if memory_home is None and portable and other:
+        result.notes.append(other)
     written_home = str(mem_home) if memory_home is not None or not portable else None
 
     memory_change = _plan_memory(mem_home)
@@ -207,21 +209,23 @@ def install(agent: str, scope: str = "user", *, memory_home: str | os.PathLike[s
     return result
 
 
-def _portable_home(agent: str, scope: str, home: Path, project: Path) -> tuple[Path, str]:
+def _portable_home(agent: str, scope: str, home: Path,
+                   project: Path) -> tuple[Path, str, str | None]:
     """The memory a portable entry opens here (the agent passes on ``$IHMT_HOME``, else the
-    server uses ~/.ihmt), and, when another agent was registered with another one, how to
-    keep using that."""
+    server uses ~/.ihmt), and a note when another agent was registered with another one."""
     env = os.environ.get("IHMT_HOME")
     mem_home = Path(env or home / DEFAULT_MEMORY_DIR).expanduser().absolute()
     source = "portable: $IHMT_HOME" if env else "portable: $IHMT_HOME is unset, so ~/.ihmt"
     try:
         other, why = find_memory_home(agent, scope, home=home, project=project)
     except InstallError:
-        return mem_home, source
-    if resolve_store_path(other) != resolve_store_path(mem_home) and why.startswith("reused"):
-        source += f"; {why.split(':')[0][len('reused from '):]} uses {other} (--home {other} " \
-                  "to share it, written as is)"
-    return mem_home, source
+        return mem_home, source, None
+    if not why.startswith("reused from ") or resolve_store_path(other) == \
+            resolve_store_path(mem_home):
+        return mem_home, source, None
+    who = why[len("reused from "):].split(":")[0]
+    return mem_home, source, (f"{who} uses another memory, {other}: set IHMT_HOME to it where "
+                              f"the agent starts, or pass --home {other} (written as is)")
 
 
 def _path_notes(agent: str, scope: str, changes: list[Change], python: str,

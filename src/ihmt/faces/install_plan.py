@@ -169,6 +169,7 @@ def install(agent: str, scope: str = "user", *, memory_home: str | os.PathLike[s
     agent, scope = _check_agent(agent, writable=True), _check_scope(scope)
     home, project = _home(home), _project(project)
     python = python or _python()
+    other: str | None = None  # portable: another agent's memory, to mention
     if memory_home is not None:
         mem_home, source = Path(memory_home).expanduser().absolute(), "given with --home"
     elif portable:
@@ -176,7 +177,7 @@ def install(agent: str, scope: str = "user", *, memory_home: str | os.PathLike[s
     else:
         mem_home, source = find_memory_home(agent, scope, home=home, project=project)
     result = InstallResult(agent, scope, "install", dry_run, str(mem_home), source)
-    if memory_home is None and portable and other:
+    if other:
         result.notes.append(other)
     written_home = str(mem_home) if memory_home is not None or not portable else None
 

@@ -4,7 +4,10 @@
 it launches ``<this python> -m ihmt.faces.mcp`` with ``IHMT_HOME`` pointing at the memory
 folder, and appends the usage instructions to the agent's instructions file. For Claude
 Code and Codex it also registers the session-start and prompt-submit hooks
-(:mod:`ihmt.faces.install_hooks`; ``--no-hooks`` to skip). For agents
+(:mod:`ihmt.faces.install_hooks`; ``--no-hooks`` to skip). ``--portable`` writes instead a
+form that names no path of this machine, for project files that are committed: ``ihmt
+mcp`` found through PATH, the memory folder in the agent's own variable syntax
+(:data:`ihmt.faces.install_agents.PORTABLE_HOME`). For agents
 we do not write to (Cursor, Windsurf, Gemini CLI, Claude Desktop, VS Code / Copilot),
 :func:`print_config` returns the snippet to paste.
 

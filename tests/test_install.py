@@ -22,6 +22,7 @@ except ModuleNotFoundError:  # Python 3.10: the installer reads TOML with tomli 
 from ihmt import Memory
 from ihmt.doctor import check_store
 from ihmt.faces import install as inst
+from ihmt.faces import install_agents as agents
 from ihmt.faces.install import InstallError, install, print_config, uninstall
 
 PY = os.path.abspath(sys.executable)
@@ -50,7 +51,7 @@ def entry_of(agent: str, home: Path, project: Path | None = None) -> dict:
                             project or Path.cwd())
     text = path.read_text()
     data = tomllib.loads(text) if agent == "codex" else json.loads(text)
-    return data[inst._CONTAINER[agent]]["ihmt-memory"]
+    return data[agents._CONTAINER[agent]]["ihmt-memory"]
 
 
 UNRELATED = {
@@ -94,8 +95,8 @@ def test_install_preserves_config_backs_up_and_is_idempotent(agent: str, home: P
     assert (home / ".ihmt" / "ihmt_memory" / "root.json").exists()
 
     entry = entry_of(agent, home)
-    assert inst._argv(entry) == [PY, "-m", "ihmt.faces.mcp"]
-    assert inst._env(entry) == {"IHMT_HOME": str(home / ".ihmt")}
+    assert agents._argv(entry) == [PY, "-m", "ihmt.faces.mcp"]
+    assert agents._env(entry) == {"IHMT_HOME": str(home / ".ihmt")}
     # Unrelated content kept.
     if agent == "codex":
         after = tomllib.loads(cfg.read_text())
@@ -105,7 +106,7 @@ def test_install_preserves_config_backs_up_and_is_idempotent(agent: str, home: P
         assert cfg.read_text().startswith(original)  # appended, nothing rewritten
     else:
         after, before = json.loads(cfg.read_text()), json.loads(original)
-        container = inst._CONTAINER[agent]
+        container = agents._CONTAINER[agent]
         assert after[container]["github"] == before[container]["github"]
         assert {k: v for k, v in after.items() if k != container} == \
             {k: v for k, v in before.items() if k != container}
@@ -303,7 +304,7 @@ def test_reuses_the_memory_registered_with_another_agent(home: Path) -> None:
     result = install("opencode", home=home, use_cli=False)
     assert result.memory_home == str(shared)
     assert "codex" in result.memory_source
-    assert inst._env(entry_of("opencode", home))["IHMT_HOME"] == str(shared)
+    assert agents._env(entry_of("opencode", home))["IHMT_HOME"] == str(shared)
     # --home wins over what is registered.
     own = install("claude-code", home=home, use_cli=False, memory_home=home / "mine")
     assert own.memory_home == str(home / "mine")
@@ -332,8 +333,8 @@ def test_print_config_json(agent: str, key: str, home: Path) -> None:
     data = json.loads(snippet.text)
     assert list(data) == [key]
     entry = data[key]["ihmt-memory"]
-    assert inst._argv(entry) == [PY, "-m", "ihmt.faces.mcp"]
-    assert inst._env(entry)["IHMT_HOME"] == str(home / "mem")
+    assert agents._argv(entry) == [PY, "-m", "ihmt.faces.mcp"]
+    assert agents._env(entry)["IHMT_HOME"] == str(home / "mem")
     assert snippet.where
 
 
@@ -477,26 +478,46 @@ def test_project_agents_md_block_stays_while_another_agent_reads_it(home: Path) 
     assert not agents_md.exists() or "ihmt-memory" not in agents_md.read_text()
 
 
-def test_opencode_jsonc_is_kept_with_exact_instructions_then_read(home: Path,
-                                                                  tmp_path: Path) -> None:
+def test_opencode_jsonc_is_edited_in_place_keeping_its_comments(home: Path,
+                                                                tmp_path: Path) -> None:
     cfg = home / ".config" / "opencode" / "opencode.json"
     cfg.parent.mkdir(parents=True)
-    original = '{\n  // my theme, keep it\n  "theme": "dark",\n  "mcp": {\n  },\n}\n'
+    original = '{\n  // my theme, keep it\n  "theme": "dark", /* and this */\n  "mcp": {\n' \
+               '    "gh": {"type": "local", "command": ["gh-mcp"]}, // mine\n  },\n}\n'
     cfg.write_text(original)
     store = tmp_path / "mem"
     Memory.open(store, create=True).close()
     r = _cli(home, Path.cwd(), "install", "opencode", "--no-cli", "--home", str(store))
+    assert r.returncode == 0, r.stderr
+    text = cfg.read_text()
+    for kept in ("// my theme, keep it", "/* and this */", "// mine", '"gh-mcp"'):
+        assert kept in text, text
+    d = _cli(home, Path.cwd(), "doctor", "--no-server", "--path", str(store))
+    assert "opencode (user): same memory" in d.stdout, d.stdout
+    assert "PROBLEM" not in d.stdout and d.returncode == 0
+    r = _cli(home, Path.cwd(), "uninstall", "opencode", "--no-cli")
+    assert r.returncode == 0, r.stderr
+    assert cfg.read_text() == original  # ours out, everything of the user's as it was
+
+
+def test_jsonc_where_the_agent_reads_plain_json_is_refused_with_the_exact_edit(
+        home: Path, tmp_path: Path) -> None:
+    cfg = home / ".claude.json"
+    original = '{\n  // a comment Claude Code would not accept\n  "theme": "dark",\n}\n'
+    cfg.write_text(original)
+    store = tmp_path / "mem"
+    Memory.open(store, create=True).close()
+    r = _cli(home, Path.cwd(), "install", "claude-code", "--no-cli", "--home", str(store))
     assert r.returncode == 2 and r.stderr.startswith("ihmt: ")
     assert "JSONC" in r.stderr and "'ihmt doctor'" in r.stderr
-    assert cfg.read_text() == original  # the comments are not lost
-    # The exact lines to add are in the message; added by hand, doctor reads the JSONC file.
+    assert cfg.read_text() == original
     lines = r.stderr.splitlines()
     start = next(i for i, ln in enumerate(lines) if ln.startswith('  "ihmt-memory"'))
     end = next(i for i, ln in enumerate(lines) if ln.startswith("Then run"))
-    cfg.write_text(original.replace('"mcp": {\n', '"mcp": {\n' + "\n".join(lines[start:end])
-                                    + ",\n"))
+    cfg.write_text(original.replace('"theme": "dark",', '"theme": "dark",\n  "mcpServers": {\n'
+                                    + "\n".join(lines[start:end]) + "\n  },"))
     d = _cli(home, Path.cwd(), "doctor", "--no-server", "--path", str(store))
-    assert "opencode (user): same memory" in d.stdout, d.stdout
+    assert "claude-code (user): same memory" in d.stdout, d.stdout
     assert "PROBLEM" not in d.stdout and d.returncode == 0
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from ihmt import Memory
 from ihmt.faces import install as inst
+from ihmt.faces import install_doctor
 from ihmt.faces import install_hooks as ih
 from ihmt.faces.install import install, uninstall
 
@@ -142,10 +143,10 @@ def test_the_registered_command_answers_through_a_shell(home: Path, memory: Path
 
 def test_doctor_shows_the_hooks_and_times_a_dry_call(home: Path, memory: Path) -> None:
     install("claude-code", memory_home=memory, home=home, use_cli=False)
-    hooks = inst._doctor_hooks(memory, home, True)
+    hooks = install_doctor._doctor_hooks(memory, home, True)
     assert hooks["installed"][0]["events"] == ["SessionStart", "UserPromptSubmit"]
     assert hooks["call"]["ok"] and hooks["call"]["seconds"] > 0
-    lines = inst._hook_lines(hooks)
+    lines = install_doctor._hook_lines(hooks)
     assert any("claude-code (user): SessionStart, UserPromptSubmit" in ln for ln in lines)
     assert any(ln.startswith("hooks   dry call answers in") for ln in lines)
 

@@ -9,11 +9,11 @@ Claude Code reads hooks from its settings files (``~/.claude/settings.json``, or
                "UserPromptSubmit": [...]}}
 
 IHMT adds one group per event whose command runs ``<python> -m ihmt.faces.cli --path
-<memory> hook <event>``; it recognises its own handlers by that command, so other hooks in
+<memory> hook <event>`` (portable: ``ihmt hook <event>``); it recognises its own handlers by that command, so other hooks in
 the file are left as they are, and uninstall removes only its own. opencode has no command
 hooks (its extensions are JavaScript plugins), so nothing is written for it.
 
-The functions here compute text; :mod:`ihmt.faces.install` plans, backs up and writes.
+The functions here compute text; :mod:`ihmt.faces.install_plan` plans, backs up and writes.
 """
 
 from __future__ import annotations
@@ -50,9 +50,15 @@ def hooks_path(agent: str, scope: str, home: Path, project: Path) -> Path:
     raise HookConfigError(f"{agent} has no command hooks IHMT can register")
 
 
-def hook_command(python: str, memory_home: str, event: str) -> str:
-    """The shell command the agent runs for ``event`` (session-start | prompt-submit)."""
-    return shlex.join([python, "-m", "ihmt.faces.cli", "--path", memory_home, "hook", event])
+def hook_command(python: str | None, memory_home: str | None, event: str) -> str:
+    """The shell command the agent runs for ``event`` (session-start | prompt-submit).
+
+    ``python`` None: the portable form, ``ihmt`` found through PATH; ``memory_home`` None:
+    no ``--path``, so the hook opens ``$IHMT_HOME`` (else ``~/.ihmt``) as the server does.
+    """
+    head = ["ihmt"] if python is None else [python, "-m", "ihmt.faces.cli"]
+    where = [] if memory_home is None else ["--path", memory_home]
+    return shlex.join([*head, *where, "hook", event])
 
 
 def is_ours(handler: Any) -> bool:
@@ -81,7 +87,7 @@ def _load(text: str | None, path: Path) -> dict[str, Any]:
 
 def dump_json(data: dict[str, Any], like: str | None) -> str:
     """JSON in the file's own indentation (2 spaces unless it used something else); also
-    used by :mod:`ihmt.faces.install` for the MCP entries."""
+    used by :mod:`ihmt.faces.install_plan` for the MCP entries."""
     indent: int | str = 2
     if like:
         m = re.search(r"\n([ \t]+)\S", like)
@@ -115,13 +121,14 @@ def _strip_ours(data: dict[str, Any]) -> None:
         del data["hooks"]
 
 
-def snippet(python: str, memory_home: str) -> str:
+def snippet(python: str | None, memory_home: str | None) -> str:
     """The hooks block to paste into a settings file (Claude Code, Codex, or another agent
     with the same hook layout)."""
     return with_hooks(None, Path("settings.json"), python, memory_home)
 
 
-def with_hooks(old: str | None, path: Path, python: str, memory_home: str) -> str:
+def with_hooks(old: str | None, path: Path, python: str | None,
+               memory_home: str | None) -> str:
     """``old`` (the file's text, None when absent) with IHMT's two hooks, others untouched."""
     data = _load(old, path)
     desired = {event: {"type": "command", "command": hook_command(python, memory_home, arg),

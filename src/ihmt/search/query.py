@@ -24,6 +24,7 @@ from ..timeline.facts import FactTimeline
 from ..timeline.supersede import versions_together
 from . import scoped
 from .answer import annotate, corrections_first, finish, rerank
+from .changes import changes_first, quote
 from .descent import Descent, ScopeFilter, descend
 from .hybrid import blend, keep_semantic_first, lexical_coverage
 from .intent import asks_for_current, fact_intent
@@ -87,6 +88,9 @@ class Searcher:
                 hits = corrections_first(hits, self.timeline, hit_for)
             hits = versions_together(hits, self.timeline, hit_for, query=base, period=period,
                                      stemmer=stem, current=current)
+        if not period:  # a change said in words leads what it changed (and is flagged)
+            hits = changes_first(hits, terms=set(words), stemmer=stem,
+                                 saved_at=self._saved_at, excerpt=quote)
         result.hits = scoped.in_scope_first(hits)
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value)

@@ -1,0 +1,59 @@
+"""The words a later memory uses to say that something of a project *changed* (English and
+Spanish), for :mod:`ihmt.search.changes`.
+
+A lexicon of how people write such notes, kept apart from the rule that uses it and from
+the tests and benchmarks that check it. Every pattern runs on folded text
+(:func:`ihmt.text.fold`: lower case, no accents).
+"""
+
+from __future__ import annotations
+
+import re
+
+# A change said in words: "switched X to Y", "moved off X", "replaced X with Y", "X is now
+# Y", "no longer ...", "dropped X", "in favour of", "migrated", "cambiamos", "ya no" ...
+CUE = re.compile(
+    r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing)|replac(?:ed|ing)|swap(?:ped|ping)"
+    r"|chang(?:ed|ing)|convert(?:ed|ing)|port(?:ed|ing)|rewr(?:ote|itten)|upgrad(?:ed|ing)"
+    r"|downgrad(?:ed|ing)|dropp(?:ed|ing)|ditch(?:ed|ing)|retir(?:ed|ing)|deprecat(?:ed|ing)"
+    r"|turned\s+off|shut\s+down|removed|deleted|got\s+rid\s+of|stopped\s+using|went\s+with"
+    r"|no\s+longer|not\s+any\s*more|any\s*more|in\s+favou?r\s+of|instead(?:\s+of)?|is\s+now"
+    r"|are\s+now|now|nowadays|these\s+days|from\s+now\s+on"
+    r"|cambi(?:amos|e|o|ado|ada)|migr(?:amos|e|o|ado|ada)|reemplaz\w*|sustitu\w*"
+    r"|pasamos|movimos|mudamos|trasladamos|dejamos|deje|eliminamos|quitamos|borramos"
+    r"|ya\s+no|ahora|en\s+(?:lugar|vez)\s+de)\b")
+
+# Where the old value stands in a change: "from X", "replaced X", "instead of X", "off X",
+# "dropped X", "de X a", "en lugar de X" (the word right after).
+OLD_SLOT = re.compile(
+    r"\b(?:from|off|replac(?:ed|ing)|instead\s+of|dropp(?:ed|ing)|ditch(?:ed|ing)"
+    r"|retir(?:ed|ing)|stopped\s+using|no\s+longer\s+(?:use|using|keep|run|on|in|with)"
+    r"|got\s+rid\s+of|reemplazamos|sustituimos|dejamos(?:\s+de\s+usar)?"
+    r"|en\s+(?:lugar|vez)\s+de|ya\s+no\s+(?:usamos|mandamos|enviamos|tenemos))\s+"
+    r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+|a\s+)?(\w[\w.+#-]*)"
+    r"|\bde\s+(\w[\w.+#-]*)\s+a\b")  # "de MySQL a Postgres"
+
+# A change that did not happen, or not yet: plans, wishes, conditions, attempts undone
+# (looked for before the change's own word: "Postgres could not scale" after it is a reason).
+NOT_DONE = re.compile(
+    r"\b(?:might|may|maybe|could|would|should|shall|will|won'?t|going\s+to|gonna|plan|plans"
+    r"|planning|planned|want(?:s|ed)?\s+to|thinking\s+(?:of|about)|consider(?:ing|ed)?"
+    r"|propos(?:e|ed|al)|suggest(?:ed|s)?|if|unless|whether|tried|trying|attempted|reverted"
+    r"|rolled\s+back|gave\s+up|did\s*n'?t|did\s+not|not\s+(?:yet|switch|move|migrate|replace)"
+    r"|never|podr\w+|quiz\w*|vamos\s+a|queremos|planeamos|pensamos|intentamos|revertimos"
+    r"|si|el\s+proximo|la\s+proxima|no\s+(?:cambiamos|migramos|movimos))\b")
+
+# A time still to come anywhere in the clause: "switching to pnpm next sprint".
+FUTURE = re.compile(
+    r"\b(?:next\s+(?:week|month|quarter|year|sprint|release|time)|tomorrow|soon|eventually"
+    r"|later\s+this|el\s+proximo|la\s+proxima|pronto|manana)\b")
+
+# The old value said to continue: "billing stays on Postgres", "Redis is still there",
+# "the upgrade went fine", "sigue en MySQL".
+STILL = re.compile(
+    r"\b(?:still|stay|stays|stayed|remain|remains|remained|unchanged|fine"
+    r"|as\s+before|sigue|siguen|seguimos|todavia|aun|mantenemos|se\s+queda)\b")
+
+# Where a note's clauses end: a change and a mention of something else said in one note
+# ("Moved the standup to 10:00; Redis upgrade went fine") are judged apart.
+CLAUSE = re.compile(r"[.;!?\n]+|\s+(?:but|pero)\s+")

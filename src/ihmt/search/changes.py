@@ -1,0 +1,119 @@
+"""A change said in words leads what it changed: "we switched billing to CockroachDB,
+Postgres could not scale" comes before "we chose Postgres for billing", which is flagged.
+
+The fact timeline (:mod:`ihmt.timeline.supersede`) links versions whose subject is a named
+entity and whose attribute it recognises; a version group (:mod:`ihmt.search.topic`)
+covers the user's own state. What a team says about its own project is mostly neither:
+"billing", "the frontend", "deploys", "the session cache" are no names, and the
+attribute (which database, which bundler) is rarely said. This rule works on the answer
+itself, at search time, and needs no attribute:
+
+among the memories the query found, a later one whose words say that something changed
+(:data:`ihmt.search.change_words.CUE`, in a clause that is no plan, attempt or wish) and
+that names, in that clause, a *value* of an earlier one is the newer version of it. A
+value is a word both memories hold that the query did not ask for and that reads as a
+name: capitalised inside a sentence, with a digit or an inner capital, or said in the
+old value's place ("from yarn", "dropped black"). "Postgres" above is one; "billing",
+asked for, is the shared subject. The later memory then leads the earlier, which is
+flagged with it, and so no longer counts as a rival answer.
+
+It stays conservative where a wrong link would hide a true memory: both memories must
+match a query word in common, the change must be dated after the other (or saved after it
+on the same day), a value said to continue ("billing stays on Postgres", "the Redis
+upgrade went fine") links nothing, and an earlier memory that already said the value went
+away is not its version.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..model import Hit
+from ..text import clip_shown, fold, tokenize
+from .change_words import CLAUSE, CUE, FUTURE, NOT_DONE, OLD_SLOT, STILL
+
+WINDOW = 8  # hits looked at: the versions of one answer rank close together
+_WORD = re.compile(r"[\w][\w.+#-]*")
+_SENTENCE_END = re.compile(r"[.!?:;\n]\s*$")
+
+
+@dataclass
+class _Note:
+    """What the rule reads of one memory."""
+
+    words: set[str] = field(default_factory=set)  # its index terms
+    names: set[str] = field(default_factory=set)  # terms of the words that read as names
+    changed: set[str] = field(default_factory=set)  # terms of its clauses saying a change
+    kept: set[str] = field(default_factory=set)  # terms of its clauses saying "still"
+    gone: set[str] = field(default_factory=set)  # terms said in the old value's place
+
+
+def _read(text: str, stemmer: str) -> _Note:
+    note = _Note(words=set(tokenize(text, stemmer)))
+    for m in _WORD.finditer(text):
+        w = m.group()
+        start = m.start() == 0 or bool(_SENTENCE_END.search(text[:m.start()]))
+        if any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:]) or \
+                (w[0].isupper() and not start):
+            note.names.update(tokenize(w, stemmer))
+    for clause in CLAUSE.split(fold(text)):
+        if STILL.search(clause):
+            note.kept.update(tokenize(clause, stemmer))
+        for slot in OLD_SLOT.finditer(clause):
+            note.gone.update(tokenize(slot.group(1) or slot.group(2) or "", stemmer))
+        cue = CUE.search(clause)
+        if cue is None or FUTURE.search(clause) or NOT_DONE.search(clause, 0, cue.start()):
+            continue
+        note.changed.update(tokenize(clause, stemmer))
+    return note
+
+
+def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
+                  saved_at: Callable[[str], str], excerpt: Callable[[Hit], str]) -> list[Hit]:
+    """``hits`` with each later memory that says it changed an earlier one right before
+    that one, which is flagged outdated (see the module docstring). ``terms``: the query's
+    index terms; ``saved_at(id)``: when a memory was saved (orders a same-day pair);
+    ``excerpt(hit)``: the later memory as the flag quotes it."""
+    look = [h for h in hits[:WINDOW] if h.matched]
+    if len(look) < 2:
+        return hits
+    notes = {h.id: _read(h.text, stemmer) for h in look}
+    if not any(n.changed for n in notes.values()):
+        return hits
+    when = {h.id: (h.date or "", saved_at(h.id)) for h in look}
+    # (of a same-second pair, the one saying a change is taken as the later)
+    order = sorted(look, key=lambda h: (when[h.id], bool(notes[h.id].changed)))
+    out = list(hits)
+    for i, new in enumerate(order):
+        n = notes[new.id]
+        if not n.changed or new.outdated:
+            continue
+        for old in order[:i]:
+            o = notes[old.id]
+            # Saved in the same second (a paste of notes): the one saying a change is the
+            # later, unless both say one.
+            later = when[old.id] < when[new.id] or (when[old.id] == when[new.id]
+                                                   and not o.changed)
+            if old.outdated or not later or not set(old.matched) & set(new.matched):
+                continue
+            values = (o.words & n.changed) - terms - n.kept - o.gone
+            if not values & (o.names | n.names | n.gone):
+                continue
+            old.outdated = True
+            old.notices.append(f"changed by a later memory ({new.id}, "
+                               f"{new.date or 'undated'}): {excerpt(new)}")
+            # The later version answers what the earlier one matched (as a correction
+            # does: ihmt.search.answer.corrections_first).
+            new.matched = list(dict.fromkeys([*new.matched, *old.matched]))
+            if out.index(new) > out.index(old):
+                out.remove(new)
+                out.insert(out.index(old), new)
+                new.score = max(new.score, old.score * 1.01)
+    return out
+
+
+def quote(hit: Hit) -> str:
+    """How a flag quotes the memory that changed it."""
+    return clip_shown(hit.text, 120)

@@ -1,0 +1,176 @@
+"""A change said in words leads what it changed (``ihmt.search.changes``): project notes
+whose subject is no name ("billing", "deploys", "the session cache") and whose attribute
+is never said.
+
+``CHANGES`` were the first cases, read while the rule was written; ``LATER`` were written
+before the rule and measured once as they were (12 of 20 questions; 14 after the fix their
+misses showed: the later version keeps the words the earlier one matched), so they are no
+longer unseen. ``TRAPS`` are later memories that name the old value without changing it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ihmt import Memory
+
+NOTES = [
+    "The office wifi password rotates every month.", "Lunch on Fridays is usually tacos.",
+    "Code review needs two approvals before merging.",
+    "The staging server restarts nightly at 3am.", "Our sprint planning happens on Mondays.",
+    "The design team uses Figma for mockups.", "Log retention is thirty days.",
+    "The mobile app targets iOS 16 and later.",
+    "Alerts page the on-call engineer through PagerDuty.",
+    "We write docs in Markdown in the repo.", "We use feature branches and squash merges.",
+    "Most services use structured JSON logs.", "The data team uses dbt for transformations.",
+    "We use semantic versioning for releases.", "QA uses a shared test account on staging.",
+    "Engineers use 1Password for shared credentials.",
+    "The on-call rotation uses a weekly handover doc.", "We use UTC in every log line.",
+]
+
+# (earlier memory, later memory, question, a word only the current answer holds)
+CHANGES = [
+    ("We chose Postgres for billing because invoices need transactions.",
+     "Actually we switched billing to CockroachDB last week, Postgres could not scale.",
+     "what do we use for billing now?", "CockroachDB"),
+    ("The frontend is built with Webpack.", "We replaced Webpack with Vite in the frontend.",
+     "what bundler does the frontend use?", "Vite"),
+    ("The frontend is built with Webpack.", "We replaced Webpack with Vite in the frontend.",
+     "how is the frontend built?", "Vite"),
+    ("Deploys go through Jenkins.", "We moved deploys from Jenkins to GitHub Actions.",
+     "how do deploys run?", "GitHub Actions"),
+    ("We use Redis for the session cache.", "Session cache is now Memcached, Redis was dropped.",
+     "what is the session cache?", "Memcached"),
+    ("API keys are stored in Vault.",
+     "We no longer keep API keys in Vault; they live in AWS Secrets Manager now.",
+     "where are API keys stored?", "Secrets Manager"),
+]
+LATER = [
+    ("The docs site is hosted on Netlify.",
+     "Docs moved off Netlify, they are served from Cloudflare Pages since the outage.",
+     "where is the docs site hosted?", "Cloudflare Pages"),
+    ("Feature flags live in LaunchDarkly.",
+     "We migrated feature flags from LaunchDarkly to Unleash to cut costs.",
+     "where do feature flags live?", "Unleash"),
+    ("Error tracking goes to Sentry.", "Error tracking: Sentry was replaced by Rollbar last sprint.",
+     "what do we use for error tracking?", "Rollbar"),
+    ("The search service uses Elasticsearch.",
+     "Search now runs on OpenSearch instead of Elasticsearch after the licence change.",
+     "what does the search service run on?", "OpenSearch"),
+    ("Los logs se envían a Papertrail.", "Ya no mandamos los logs a Papertrail; ahora van a Loki.",
+     "a dónde van los logs?", "Loki"),
+    ("Package manager for the web app is yarn.",
+     "Web app switched from yarn to pnpm, lockfile regenerated.",
+     "which package manager does the web app use?", "pnpm"),
+    ("Infra is provisioned with CloudFormation.",
+     "We rewrote the infra in Terraform and deleted the CloudFormation stacks.",
+     "how is infra provisioned?", "Terraform"),
+]
+# Known misses of the later set, kept as strict xfails: the change and the old value are
+# in different clauses ("CI is on GitHub Actions now; we turned Travis off"); the later
+# memory does not match the question's word ("formatter" / "format").
+MISSED = [
+    ("Our CI runs on Travis.", "CI is on GitHub Actions now; we turned Travis off in May.",
+     "where does CI run?", "GitHub Actions"),
+    ("We format Python with black.",
+     "Dropped black in favour of ruff format for the whole monorepo.",
+     "which formatter do we use for Python?", "ruff"),
+]
+# (earlier memory, later memory, question, a word of the earlier memory: it must lead)
+TRAPS = [
+    ("We use Postgres for billing.",
+     "We switched the analytics dashboards to Metabase; billing stays on Postgres.",
+     "which database does billing use?", "We use Postgres"),
+    ("Deploys go through Jenkins.",
+     "We might move deploys from Jenkins to GitHub Actions next quarter.",
+     "how do deploys run?", "Deploys go through"),
+    ("The frontend is built with Webpack.",
+     "We tried replacing Webpack with Vite in the frontend but reverted, too many plugin "
+     "issues.", "how is the frontend built?", "The frontend is built"),
+    ("Session data is cached in Redis.",
+     "Moved the standup to 10:00; Redis upgrade to 7.2 went fine.",
+     "where is session data cached?", "Session data"),
+    ("We use Postgres for billing.",
+     "We plan to switch billing from Postgres to CockroachDB if the load keeps growing.",
+     "which database does billing use?", "We use Postgres"),
+]
+
+
+def store(tmp_path: Path, old: str, new: str, same_day: bool) -> Memory:
+    m = Memory.open(tmp_path / "s", create=True)
+    for note in NOTES:
+        m.save(note, date="2026-01-01")
+    m.save(old, date="2026-11-01" if same_day else "2026-03-01")
+    m.save(new, date="2026-11-01")
+    return m
+
+
+@pytest.mark.parametrize("same_day", [False, True], ids=["months-apart", "same-day"])
+@pytest.mark.parametrize("case", CHANGES + LATER, ids=lambda c: c[2] if isinstance(c, str)
+                         else None)
+def test_the_change_leads_and_what_it_changed_is_flagged(tmp_path: Path, case: tuple,
+                                                         same_day: bool) -> None:
+    old, new, question, value = case
+    m = store(tmp_path, old, new, same_day)
+    res = m.search(question)
+    assert res.status == "FOUND", res.message
+    assert value in res.best.text
+    before = next(h for h in res.hits if h.text == old)
+    assert before.outdated
+    # the flag names the change (by id, or a version group's flag by its words)
+    assert any(res.best.id in n or res.best.text[:30] in n for n in before.notices)
+
+
+@pytest.mark.parametrize("case", MISSED, ids=lambda c: c[2] if isinstance(c, str) else None)
+@pytest.mark.xfail(strict=True, reason="known miss, see MISSED")
+def test_known_misses(tmp_path: Path, case: tuple) -> None:
+    old, new, question, value = case
+    res = store(tmp_path, old, new, False).search(question)
+    assert res.status == "FOUND" and value in res.best.text
+
+
+@pytest.mark.parametrize("case", TRAPS, ids=lambda c: c[2] if isinstance(c, str) else None)
+def test_a_mention_that_changes_nothing_links_nothing(tmp_path: Path, case: tuple) -> None:
+    old, new, question, lead = case
+    res = store(tmp_path, old, new, False).search(question)
+    assert res.best.text.startswith(lead)
+    assert not any(h.outdated for h in res.hits)
+
+
+def test_an_older_change_does_not_outdate_a_newer_statement(tmp_path: Path) -> None:
+    # The change is the earlier memory: the later statement of the value stands.
+    m = Memory.open(tmp_path / "s", create=True)
+    for note in NOTES:
+        m.save(note, date="2026-01-01")
+    m.save("We moved deploys from Jenkins to GitHub Actions.", date="2026-11-01")
+    m.save("Deploys go through Jenkins again, the Actions runners were too slow.",
+           date="2026-11-20")
+    res = m.search("how do deploys run?")
+    flagged = [h.text for h in res.hits if h.outdated]
+    assert "Deploys go through Jenkins again, the Actions runners were too slow." not in flagged
+
+
+def test_a_question_about_then_is_not_reordered(tmp_path: Path) -> None:
+    m = store(tmp_path, "Deploys go through Jenkins.",
+              "We moved deploys from Jenkins to GitHub Actions.", False)
+    res = m.search("how did deploys run in March 2026?")
+    assert not any(h.outdated and "changed by a later memory" in " ".join(h.notices)
+                   for h in res.hits)
+
+
+def test_the_cli_shows_the_flag(tmp_path: Path) -> None:
+    m = store(tmp_path, "Deploys go through Jenkins.",
+              "We moved deploys from Jenkins to GitHub Actions.", False)
+    m.close()
+    proc = subprocess.run([sys.executable, "-m", "ihmt.faces.cli", "--path", str(m.path),
+                           "search", "how do deploys run?"], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    first = proc.stdout.splitlines()[0]
+    assert first.startswith("FOUND")
+    assert proc.stdout.index("GitHub Actions") < proc.stdout.index("Deploys go through Jenkins")
+    assert "OUTDATED" in proc.stdout

@@ -60,9 +60,7 @@ def rerank(hits: list[Hit], *, query: str, clue: str | None, period: tuple[str, 
         elif h.outdated:
             factor *= OUTDATED
         h.score *= factor
-    # Equal scores are ordered by id, so the order never depends on where the tree
-    # happens to hold each memory (a rebuild or another branch factor would change it).
-    hits.sort(key=lambda h: (-h.score, h.id))
+    hits.sort(key=lambda h: -h.score)
     if current and len(hits) > 1 and idf:
         _newest_first(hits, idf)
 
@@ -81,7 +79,7 @@ def _newest_first(hits: list[Hit], idf: dict[str, float]) -> None:
     if newest is best or not newest.date:
         return
     newest.score = best.score * 1.01
-    hits.sort(key=lambda h: (-h.score, h.id))
+    hits.sort(key=lambda h: -h.score)
 
 
 def corrections_first(hits: list[Hit], timeline: FactTimeline,

@@ -55,6 +55,7 @@ _HEAD = struct.Struct("<IIII")  # meta length, buckets, terms, CRC-32 of all tha
 # terms, groups, name bytes, compressed mask bytes, bytes per int of the groups (2 or 4)
 _BUCKET = struct.Struct("<IIIIB3x")
 _KINDS = {2: "H", 4: "I"}
+_INT_MAX = 2**31 - 1
 _SWAP = sys.byteorder != "little"
 
 Row = tuple[str, Sequence[int], Any]  # term, flat groups, masks (bytes-like or None)
@@ -105,9 +106,12 @@ def _narrow(values: Any) -> array:
     except OverflowError:
         pass
     try:
-        return array("I", values)
+        wide = array("I", values)
     except OverflowError as exc:
         raise ValueError(f"a branch statistic out of range ({exc})") from exc
+    if max(wide, default=0) > _INT_MAX:  # every reader holds them as signed 32-bit ints
+        raise ValueError(f"a branch statistic out of range ({max(wide)} > {_INT_MAX})")
+    return wide
 
 
 class Bucket:

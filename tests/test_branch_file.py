@@ -145,7 +145,7 @@ def test_any_damaged_byte_is_found() -> None:
         with pytest.raises(DamagedFileError):
             br = PackedBranch(bytes(bad))
             assert rows_of(br) != good  # (reading it all must raise before this)
-    for cut in (0, 5, len(branch_file.MAGIC) + 3, len(blob) // 2, len(blob) - 1):
+    for cut in (0, 5, len(branch_file.PREFIX) + 3, len(blob) // 2, len(blob) - 1):
         with pytest.raises(DamagedFileError):
             rows_of(PackedBranch(blob[:cut]))
 

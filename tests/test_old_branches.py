@@ -13,16 +13,17 @@ from pathlib import Path
 import pytest
 
 from ihmt import Memory
-from ihmt.store.branch_file import PackedBranch
+from ihmt.store.branch_file import PackedBranch, is_branch_file
 from ihmt.store.branches import BranchFiles
 
 from .test_forget import MARKER, filled, holders
 
 
 def formats(m: Memory) -> dict[str, int]:
+    """Branch files of the first format ("json") and of the current one ("branch")."""
     out = {"json": 0, "branch": 0}
-    for p in (m.path / "layers").rglob("N*"):
-        out[p.suffix.lstrip(".")] += 1
+    for p in (m.path / "layers").rglob("N*.json"):
+        out["branch" if is_branch_file(p.read_bytes()) else "json"] += 1
     return out
 
 
@@ -87,9 +88,9 @@ def test_forgets_and_saves_on_an_old_store_answer_as_a_rebuilt_tree(
         m.save(f"later note tok{300 + k} about subject{k % 17} and area{k % 5}",
                date="2026-01-02")
     assert formats(m)["branch"] > after["branch"]
-    made = [PackedBranch(p.read_bytes()) for p in (m.path / "layers").rglob("N*.branch")
+    made = [PackedBranch(p.read_bytes()) for p in (m.path / "layers").rglob("N*.json")
             if p.stem not in known]
-    assert any(m.store.legacy_branch_path(c["id"], int(c["layer"])).exists()
+    assert any(not is_branch_file(m.store.branch_path(c["id"], int(c["layer"])).read_bytes())
                for br in made for c in br.children if int(c["layer"]) > 0)
     want = ranked(m, QUERIES)
     assert all(ids[i] not in {h.id for h in m.search(f"tok{i:03d}").hits} for i in gone)

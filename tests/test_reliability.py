@@ -460,7 +460,7 @@ def _target(store: Path, what: str) -> Path:
     if what == "branch":  # the branch right above the leaf the test searches for
         parent = paths[leaf][-2]
         assert parent.startswith("N"), paths[leaf]
-        return next(store.glob(f"layers/*/{parent}.branch"))
+        return next(store.glob(f"layers/*/{parent}.json"))
     if what == "leaf":
         return next(store.glob(f"layer_0/*/{leaf}.txt"))
     return store / {"catalog": "state/catalog.jsonl", "trunk": "root.json",

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from ihmt import Memory
 from ihmt.errors import DamagedFileError, InputError
 from ihmt.model import Leaf
-from ihmt.store.branch_file import PackedBranch
+from ihmt.store.branch_file import PackedBranch, is_branch_file
 from ihmt.store.branches import BranchFiles
 from ihmt.store.files import safe_name
 from ihmt.store.leaves import format_leaf, parse_leaf
@@ -59,7 +59,7 @@ def test_consolidation_fires_at_branch_factor_and_stamps_children(mem: Memory) -
     assert st["branches"] == 1 and st["top_nodes"] == 1
     parents = {mem.get(i).parent for i in ids}
     assert len(parents) == 1 and None not in parents
-    path = next((mem.path / "layers" / "1").glob("N1-notes-*.branch"))
+    path = next((mem.path / "layers" / "1").glob("N1-notes-*.json"))
     branch = PackedBranch(path.read_bytes())
     assert [c["id"] for c in branch.children] == ids
     assert branch.groups("topic2") and b"topic2" in path.read_bytes()
@@ -140,7 +140,8 @@ def test_damaged_derived_file_never_stops_search_or_save(tmp_path: Path, target:
     monkeypatch.setattr(BranchFiles, "legacy_branches", False)
     path = {
         "root": lambda: m.path / "root.json",
-        "branch": lambda: next((m.path / "layers" / "1").glob("*.branch")),
+        "branch": lambda: next(p for p in (m.path / "layers" / "1").glob("*.json")
+                               if is_branch_file(p.read_bytes())),
         "old-branch": lambda: next((m.path / "layers" / "1").glob("*.json")),
         "catalog": lambda: m.path / "state" / "catalog.jsonl",
         "config": lambda: m.path / "ihmt.config.json",

@@ -1,27 +1,34 @@
 """Branch files of the second format: the term table cut into hashed buckets, so that a
-reader opens, and a forget rewrites, only the buckets of the terms it needs.
+reader parses, and a forget rewrites, only the buckets of the terms it needs.
 
-The first format (one JSON object, ``layers/<N>/<id>.json``) holds a branch's whole term
-table in one piece: at 50,000 memories the upper branches are megabytes, and taking one
-memory out of them meant parsing every term of the file, building its in-memory form and
-encoding all of it again. A file of this format, ``layers/<N>/<id>.branch``, is::
+The first format (one JSON object with a ``terms`` table) holds a branch's whole term table
+in one piece: at 50,000 memories the upper branches are megabytes, and taking one memory
+out of them meant parsing every term of the file, building its in-memory form and encoding
+all of it again. A file of this format is still one JSON document you can read, at the same
+place (``layers/<N>/<id>.json``), laid out in lines::
 
-    MAGIC
-    head    meta length, bucket count, term count, CRC-32 of meta and table
-    meta    the branch's JSON object without its term table (children, counts, summary,
-            band bits, mask width, slot widths)
-    table   where each bucket lies in the body (offsets), and the CRC-32 of each
-    body    the buckets, one after the other
+    {"ihmt_branch":2,"terms":T,"meta":{...},"table":[[length,crc32],...],"crc":C,"buckets":[
+    {"terms":{"alpha":[code,max_tf,min_len,df, ...],"beta":[...]},"masks":"..."},
+    ...
+    {"terms":{...}}
+    ]}
 
-A term lives in bucket ``crc32(term) % buckets`` (about :data:`BUCKET_TERMS` terms each).
-A bucket is columnar and needs no parsing per term: its terms sorted and joined by
-newlines (as plain UTF-8, so a search of the folder for a word finds every file holding
-it), the number of groups of each term, every group's four ints as raw bytes, and the
-slot masks of its groups compressed together. A reader decodes a bucket the first time a
-term of it is asked for; a writer taking a memory out copies the other buckets' bytes as
-they are. Each bucket is checked against its CRC-32 when it is decoded, the head and the
-table when the file is opened: a damaged file raises DamagedFileError, as a damaged JSON
-branch does (the tree is rebuilt from the leaves).
+The first line (the head) holds the branch's object without its term table (``meta``:
+children, counts, summary, band bits, mask width, slot widths), the byte length and CRC-32
+of every bucket, and the CRC-32 of the head's bytes before ``"crc"``. Each further line is
+one bucket: the terms whose ``crc32(term) % buckets`` is its number (about
+:data:`BUCKET_TERMS` of them), sorted, each with its flat groups as the first format keeps
+them, and the slot masks of its groups packed as the first format packs them (fixed width,
+zlib, base64). Term names are plain UTF-8, so a search of the folder for a word finds every
+file holding it.
+
+A reader parses the head when it opens the file and a bucket the first time a term of it is
+asked for; a writer taking a memory out encodes the buckets of that memory's terms again
+and copies the other lines' bytes as they are. Every byte is checked: the head against its
+CRC-32 and the file's length against the table when the file is opened, a bucket against
+its CRC-32 and the bytes around it when it is parsed. A damaged file raises
+DamagedFileError, as a damaged branch of the first format does (the tree is rebuilt from
+the leaves).
 
 Files are written whole and renamed into place (:func:`ihmt.store.files.atomic_write`),
 so a reader holds one version of a branch, never parts of two.
@@ -29,11 +36,9 @@ so a reader holds one version of a branch, never parts of two.
 
 from __future__ import annotations
 
+import base64
 import bisect
 import json
-import operator
-import struct
-import sys
 import zlib
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
@@ -43,20 +48,18 @@ from typing import Any
 from ..errors import DamagedFileError
 from .branch import BranchBase
 
-try:  # a fast encoder (a dependency; the stdlib otherwise)
+try:  # a fast parser and encoder (a dependency; the stdlib otherwise)
     import orjson as _orjson
 except ImportError:  # pragma: no cover - installed with IHMT
     _orjson = None
 
-MAGIC = b"IHMT-branch-2\n"
-SUFFIX = ".branch"
-BUCKET_TERMS = 64  # terms per bucket, about: what a reader decodes for one term
-_HEAD = struct.Struct("<IIII")  # meta length, buckets, terms, CRC-32 of all that + meta + table
-# terms, groups, name bytes, compressed mask bytes, bytes per int of the groups (2 or 4)
-_BUCKET = struct.Struct("<IIIIB3x")
-_KINDS = {2: "H", 4: "I"}
+PREFIX = b'{"ihmt_branch":2,'  # how a file of this format begins (the first format: not so)
+BUCKET_TERMS = 64  # terms per bucket, about: what a reader parses for one term
+_CRC = b',"crc":'
+_OPEN = b',"buckets":['  # the head line ends so
+_TAIL = b"]}\n"  # after the last bucket's line
+_SEP, _LAST = b",\n", b"\n"  # after a bucket's line, and after the last one
 _INT_MAX = 2**31 - 1
-_SWAP = sys.byteorder != "little"
 
 Row = tuple[str, Sequence[int], Any]  # term, flat groups, masks (bytes-like or None)
 
@@ -65,80 +68,92 @@ def bucket_of(term: str, n: int) -> int:
     return zlib.crc32(term.encode("utf-8", "surrogatepass")) % n
 
 
-def _le(values: array) -> bytes:
-    if _SWAP:
-        values = array(values.typecode, values)
-        values.byteswap()
-    return values.tobytes()
+def is_branch_file(blob: bytes) -> bool:
+    """Whether ``blob`` is a branch file of this format (else: of the first format)."""
+    return blob.startswith(PREFIX)
 
 
-def _from_le(typecode: str, raw: Any) -> array:
-    out = array(typecode)
-    out.frombytes(raw)
-    if _SWAP:
-        out.byteswap()
-    return out
+def _ints(values: Iterable[int]) -> array:
+    """The groups' ints as every reader holds them (signed 32-bit); ValueError when one
+    does not fit."""
+    try:
+        return array("i", values)
+    except (OverflowError, TypeError) as exc:
+        raise ValueError(f"a branch statistic out of range ({exc})") from exc
+
+
+def _json_bytes(obj: Any) -> bytes:
+    if _orjson is not None:
+        try:
+            return _orjson.dumps(obj)
+        except TypeError:  # a lone surrogate, an int past 64 bits ...: the stdlib, escaped
+            pass
+    return json.dumps(obj, separators=(",", ":")).encode("ascii")
+
+
+def _parse(raw: Any) -> Any:
+    if _orjson is not None:
+        try:
+            return _orjson.loads(raw)
+        except _orjson.JSONDecodeError:  # (orjson refuses an escaped lone surrogate)
+            pass
+    return json.loads(bytes(raw).decode("utf-8"))
 
 
 def encode_bucket(rows: list[Row], width: int) -> bytes:
     """One bucket of ``rows`` (sorted by term; masks ``width`` bytes per group, or no
     masks when ``width`` is 0)."""
-    flat = _narrow([x for r in rows for x in r[1]])
-    return _bucket_bytes([r[0] for r in rows], array("H", [len(r[1]) // 4 for r in rows]),
+    flat = _ints(x for r in rows for x in r[1])
+    return _bucket_bytes([r[0] for r in rows], array("I", [len(r[1]) // 4 for r in rows]),
                          flat, b"".join(bytes(r[2]) for r in rows) if width else b"")
 
 
 def _bucket_bytes(names: list[str], counts: array, flat: array, masks: bytes) -> bytes:
-    """A bucket from its columns: sorted terms, groups per term, the groups (an unsigned
-    array of 2 or 4 bytes per int, see :func:`_narrow`), raw masks."""
-    text = "\n".join(names).encode("utf-8", "surrogatepass")
-    zmasks = zlib.compress(masks, 1) if masks else b""
-    return b"".join((_BUCKET.pack(len(names), len(flat) // 4, len(text), len(zmasks),
-                                  flat.itemsize), text, _le(counts), _le(flat), zmasks))
-
-
-def _narrow(values: Any) -> array:
-    """The groups' ints as a 2-byte unsigned array when they all fit (codes, counts and
-    lengths nearly always do, and a word's number of memories below most branches), else
-    a 4-byte one: half the bytes for most buckets, read back with no conversion."""
-    try:
-        return array("H", values)
-    except OverflowError:
-        pass
-    try:
-        wide = array("I", values)
-    except OverflowError as exc:
-        raise ValueError(f"a branch statistic out of range ({exc})") from exc
-    if max(wide, default=0) > _INT_MAX:  # every reader holds them as signed 32-bit ints
-        raise ValueError(f"a branch statistic out of range ({max(wide)} > {_INT_MAX})")
-    return wide
+    """A bucket's line from its columns: sorted terms, groups per term, the groups, the raw
+    masks of every group in order."""
+    values = flat.tolist()
+    terms: dict[str, list[int]] = {}
+    at = 0
+    for name, n in zip(names, counts):
+        terms[name] = values[at:at + 4 * n]
+        at += 4 * n
+    obj: dict[str, Any] = {"terms": terms}
+    if masks:
+        obj["masks"] = base64.b64encode(zlib.compress(masks, 1)).decode("ascii")
+    return _json_bytes(obj)
 
 
 class Bucket:
-    """One decoded bucket: its sorted terms, and their groups and masks on demand."""
+    """One parsed bucket: its sorted terms, and their groups and masks on demand."""
 
     __slots__ = ("names", "counts", "starts", "flat", "_zmasks", "_masks", "width", "where")
 
-    def __init__(self, blob: memoryview, width: int, where: str = "a branch bucket") -> None:
+    def __init__(self, raw: Any, width: int, where: str = "a branch bucket") -> None:
         self.where = where  # for messages: which branch and bucket
-        n, n_groups, n_names, n_masks, size = _BUCKET.unpack_from(blob, 0)
-        at = _BUCKET.size
-        text = bytes(blob[at:at + n_names]).decode("utf-8", "surrogatepass")
-        self.names = text.split("\n") if n else []
-        at += n_names
-        counts = _from_le("H", blob[at:at + 2 * n])
-        at += 2 * n
-        self.flat = _from_le(_KINDS[size], blob[at:at + 4 * size * n_groups])
-        at += 4 * size * n_groups
-        self._zmasks = blob[at:at + n_masks]
-        self._masks: bytes | None = None
-        self.width = width
+        obj = _parse(raw)
+        if not isinstance(obj, dict) or not isinstance(obj.get("terms"), dict):
+            raise ValueError("a bucket is not an object with terms")
+        terms: dict[str, Any] = obj["terms"]
+        names = list(terms)
+        flat = array("i")
+        counts = array("I")
+        for groups in terms.values():
+            if not isinstance(groups, list) or not groups or len(groups) % 4:
+                raise ValueError("a term's groups are not groups of four ints")
+            flat.extend(groups)  # (TypeError/OverflowError: not ints, or too large)
+            counts.append(len(groups) // 4)
+        if any(x >= y for x, y in zip(names, names[1:])):
+            raise ValueError("the bucket's terms are not in order")
+        zmasks = obj.get("masks", "")
+        if not isinstance(zmasks, str) or (bool(zmasks) != (width > 0 and bool(names))):
+            raise ValueError("the bucket's masks do not match the branch")
+        self.names = names
         self.counts = counts
         self.starts = array("I", accumulate(counts, initial=0))
-        if (len(self.names) != n or len(counts) != n or self.starts[-1] != n_groups
-                or len(self.flat) != 4 * n_groups or at + n_masks != len(blob)
-                or (n_masks > 0) != (width > 0 and n_groups > 0)):
-            raise ValueError("bucket fields do not add up")
+        self.flat = flat
+        self._zmasks = zmasks
+        self._masks: bytes | None = None
+        self.width = width
 
     def find(self, term: str) -> int:
         names = self.names
@@ -146,11 +161,12 @@ class Bucket:
         return i if i < len(names) and names[i] == term else -1
 
     def masks(self) -> bytes | None:
-        """The masks of every group, decompressed the first time (raises DamagedFileError)."""
+        """The masks of every group, unpacked the first time (raises DamagedFileError)."""
         if self._masks is None and self.width:
             try:
-                raw = zlib.decompress(self._zmasks) if len(self._zmasks) else b""
-            except zlib.error as exc:
+                raw = zlib.decompress(base64.b64decode(self._zmasks, validate=True)) \
+                    if self._zmasks else b""
+            except (ValueError, zlib.error) as exc:
                 raise DamagedFileError(f"{self.where}: masks cannot be read ({exc})") from exc
             if len(raw) != self.starts[-1] * self.width:
                 raise DamagedFileError(f"{self.where}: masks do not add up")
@@ -172,9 +188,9 @@ class Bucket:
     def edited(self, edits: dict[str, tuple[Sequence[int], Any] | None]
                ) -> tuple[bytes, int, Bucket | None]:
         """This bucket encoded again with ``edits`` (term -> its new groups and masks, or
-        None to drop it), the change in its number of terms, and the new bucket decoded
-        (or None). The runs of terms between two edited ones are copied as slices: the
-        work is per edit, not per term."""
+        None to drop it), the change in its number of terms, and the new bucket parsed
+        (or None). The runs of terms between two edited ones are copied as slices of the
+        columns: the work is per edit, not per term."""
         at: dict[int, tuple[Sequence[int], Any] | None] = {}
         for term, got in edits.items():
             i = self.find(term)
@@ -186,16 +202,10 @@ class Bucket:
         names, counts, starts, flat, w = self.names, self.counts, self.starts, self.flat, \
             self.width
         masks = self.masks() if w else None
-        if flat.typecode == "H" and any(max(got[0], default=0) > 0xFFFF
-                                        for got in at.values() if got is not None):
-            flat = array("I", flat)  # a new value needs 4 bytes: the whole bucket does
-        new = {i: _narrow(got[0]) if got is not None else None for i, got in at.items()}
-        for i, vals in new.items():
-            if vals is not None and vals.typecode != flat.typecode:
-                new[i] = array(flat.typecode, vals)
+        new = {i: _ints(got[0]) if got is not None else None for i, got in at.items()}
         out_names: list[str] = []
-        out_counts = array("H")
-        out_flat = array(flat.typecode)
+        out_counts = array("I")
+        out_flat = array("i")
         out_masks: list[Any] = []
         prev = 0
         for i in sorted(at):
@@ -225,20 +235,20 @@ class Bucket:
     @classmethod
     def of(cls, names: list[str], counts: array, flat: array, masks: bytes, width: int,
            where: str) -> Bucket:
-        """A bucket from its columns, as decoding its bytes would give it."""
+        """A bucket from its columns, as parsing its line would give it."""
         self = cls.__new__(cls)
         self.where = where
         self.names = names
         self.counts = counts
         self.starts = array("I", accumulate(counts, initial=0))
         self.flat = flat
-        self._zmasks = b""
+        self._zmasks = ""
         self._masks = masks if width else None
         self.width = width
         return self
 
     def _edited_rows(self, edits: dict[str, tuple[Sequence[int], Any] | None]
-                     ) -> tuple[bytes, int]:
+                     ) -> tuple[bytes, int, None]:
         rows: list[Row] = []
         for name, flat, masks in self.rows():
             if name in edits:
@@ -257,41 +267,44 @@ class Bucket:
 class PackedBranch(BranchBase):
     """A branch read from a file of this format (see the module docstring)."""
 
-    __slots__ = ("_body", "_offsets", "_crcs", "_buckets", "_n_terms")
+    __slots__ = ("_body", "_starts", "_lengths", "_crcs", "_buckets", "_n_terms")
 
     def __init__(self, blob: bytes, name: str = "?",
                  decoded: dict[int, Bucket] | None = None) -> None:
         """``blob``: the file's bytes; ``name``: the branch's id, for messages;
-        ``decoded``: buckets of it already decoded (by the writer that made it)."""
-        view = memoryview(blob)
+        ``decoded``: buckets of it already parsed (by the writer that made it)."""
         node = name
         try:
-            if not blob.startswith(MAGIC):
-                raise ValueError("not a branch file of this version")
-            at = len(MAGIC)
-            meta_len, n, n_terms, crc = _HEAD.unpack_from(view, at)
-            at += _HEAD.size
-            end = at + meta_len + 12 * n + 8
-            if (n < 1 or end > len(blob)
-                    or zlib.crc32(view[at:end], zlib.crc32(view[at - _HEAD.size:at - 4])) != crc):
+            if not blob.startswith(PREFIX):
+                raise ValueError("not a branch file of this format")
+            nl = blob.find(b"\n")
+            head = blob[:nl] if nl > 0 else b""
+            k = head.rfind(_CRC)
+            digits = head[k + len(_CRC):len(head) - len(_OPEN)]
+            if k < 0 or not head.endswith(_OPEN) or not digits.isdigit() \
+                    or zlib.crc32(head[:k]) != int(digits):
                 raise ValueError("head damaged")
-            data = json.loads(bytes(view[at:at + meta_len]).decode("utf-8"))
-            if not isinstance(data, dict):
-                raise ValueError("meta is not an object")
+            obj = _parse(head[:k] + b"}")
+            data, table, n_terms = obj["meta"], obj["table"], obj["terms"]
+            if not isinstance(data, dict) or not isinstance(table, list) or not table:
+                raise ValueError("head damaged")
             node = str(data.get("id", name))
-            at += meta_len
-            offsets = _from_le("Q", view[at:at + 8 * (n + 1)])
-            crcs = _from_le("I", view[at + 8 * (n + 1):end])
-            body = view[end:]
-            if offsets[0] != 0 or offsets[-1] != len(body):
-                raise ValueError("bucket table damaged")  # (a bucket cut wrong fails its CRC)
-        except (ValueError, struct.error, UnicodeDecodeError) as exc:
+            lengths = array("Q", [int(x[0]) for x in table])
+            crcs = array("I", [int(x[1]) for x in table])
+            starts = array("Q", accumulate((x + len(_SEP) for x in lengths), initial=0))
+            body = memoryview(blob)[nl + 1:len(blob) - len(_TAIL)]
+            if len(body) != starts[-1] - len(_SEP) + len(_LAST) \
+                    or not blob.endswith(_LAST + _TAIL):
+                raise ValueError("the file's length does not match its table")
+        except (ValueError, TypeError, KeyError, IndexError, OverflowError,
+                UnicodeDecodeError) as exc:
             raise DamagedFileError(f"branch {node} cannot be read ({exc})") from exc
         self._body = body
-        self._offsets = offsets
+        self._starts = starts
+        self._lengths = lengths
         self._crcs = crcs
         self._buckets: dict[int, Bucket] = dict(decoded) if decoded else {}
-        self._n_terms = n_terms
+        self._n_terms = int(n_terms)
         self._meta(data, int(data.get("mask_bytes", 0) or 0) > 0)
 
     @property
@@ -301,21 +314,24 @@ class PackedBranch(BranchBase):
     def bucket(self, b: int) -> Bucket:
         got = self._buckets.get(b)
         if got is None:
-            raw = self._body[self._offsets[b]:self._offsets[b + 1]]
+            at, n = self._starts[b], self._lengths[b]
+            raw = self._body[at:at + n]
+            sep = _LAST if b == len(self._crcs) - 1 else _SEP
             try:
-                if zlib.crc32(raw) != self._crcs[b]:
+                if zlib.crc32(raw) != self._crcs[b] \
+                        or self._body[at + n:at + n + len(sep)] != sep:
                     raise ValueError("CRC-32 does not match")
                 got = Bucket(raw, self._mask_bytes, f"branch {self.id}: bucket {b}")
-            except (ValueError, KeyError, OverflowError, struct.error, UnicodeDecodeError,
+            except (ValueError, TypeError, KeyError, OverflowError, UnicodeDecodeError,
                     zlib.error) as exc:
                 raise DamagedFileError(f"branch {self.id}: bucket {b} cannot be read "
                                        f"({exc})") from exc
             self._buckets[b] = got
         return got
 
-    def bucket_bytes(self, b: int) -> tuple[memoryview, int]:
-        """A bucket's bytes as stored, and their CRC-32 (copied as they are by a writer)."""
-        return self._body[self._offsets[b]:self._offsets[b + 1]], self._crcs[b]
+    def bucket_bytes(self, b: int) -> memoryview:
+        """Bucket ``b``'s line as stored (without its line end)."""
+        return self._body[self._starts[b]:self._starts[b] + self._lengths[b]]
 
     def _lookup(self, term: str) -> tuple[Sequence[int], Any] | None:
         bucket = self.bucket(bucket_of(term, len(self._crcs)))
@@ -332,29 +348,24 @@ class PackedBranch(BranchBase):
 
 def encode(meta: dict[str, Any], buckets: Sequence[bytes], n_terms: int) -> bytes:
     """A whole file: ``meta`` (JSON-able; ``bands``, ``mask_bytes``, ``slot_widths`` in
-    it) and the buckets' bytes."""
-    return _assemble(meta, array("Q", accumulate(map(len, buckets), initial=0)),
-                     array("I", map(zlib.crc32, buckets)), buckets, n_terms)
+    it) and the buckets' lines (without their line ends)."""
+    pieces: list[Any] = []
+    for raw in buckets[:-1]:
+        pieces.extend((raw, _SEP))
+    pieces.extend((buckets[-1], _LAST))
+    return _assemble(meta, [len(x) for x in buckets], [zlib.crc32(x) for x in buckets],
+                     pieces, n_terms)
 
 
-def _assemble(meta: dict[str, Any], offsets: array, crcs: array, body: Sequence[Any],
-              n_terms: int) -> bytes:
-    """A whole file from its table (bucket offsets in the body, CRC-32s) and the body's
-    pieces in order."""
-    head = _json_bytes(meta)
-    table = _le(offsets) + _le(crcs)
-    fields = _HEAD.pack(len(head), len(crcs), n_terms, 0)[:-4]
-    crc = zlib.crc32(head + table, zlib.crc32(fields))
-    return b"".join((MAGIC, fields, struct.pack("<I", crc), head, table, *body))
-
-
-def _json_bytes(obj: Any) -> bytes:
-    if _orjson is not None:
-        try:
-            return _orjson.dumps(obj)
-        except TypeError:  # a lone surrogate, an int past 64 bits ...: the stdlib, escaped
-            pass
-    return json.dumps(obj, separators=(",", ":")).encode("ascii")
+def _assemble(meta: dict[str, Any], lengths: Sequence[int], crcs: Sequence[int],
+              body: Sequence[Any], n_terms: int) -> bytes:
+    """A whole file from its table (each bucket's length and CRC-32) and the body's pieces
+    in order (the buckets' lines, each with its line end)."""
+    head = b"".join((PREFIX, b'"terms":', str(int(n_terms)).encode(), b',"meta":',
+                     _json_bytes(meta), b',"table":',
+                     _json_bytes([[int(n), int(c)] for n, c in zip(lengths, crcs)])))
+    crc = str(zlib.crc32(head)).encode()
+    return b"".join((head, _CRC, crc, _OPEN, b"\n", *body, _TAIL))
 
 
 def encode_rows(meta: dict[str, Any], rows: Iterable[Row], n_terms: int) -> bytes:
@@ -479,18 +490,20 @@ class BranchEdit:
         """The new file: the changed buckets encoded again, the runs of buckets between
         them copied from the old file's body in one slice each (the work is per change)."""
         br = self.branch
-        old = br._offsets
+        starts = br._starts
         body = br._body
-        lengths = array("Q", map(operator.sub, old[1:], old[:-1]))
+        last = br.n_buckets - 1
+        lengths = array("Q", br._lengths)
         crcs = array("I", br._crcs)
         pieces: list[Any] = []
         n_terms = br.term_count()
         prev = 0
-        self.decoded = dict(br._buckets)  # unchanged buckets stay as they were decoded
+        self.decoded = dict(br._buckets)  # unchanged buckets stay as they were parsed
         for b in sorted(b for b, edits in self._changed.items() if edits):
             raw, delta, done = br.bucket(b).edited(self._changed[b])
-            pieces.append(body[old[prev]:old[b]])
+            pieces.append(body[starts[prev]:starts[b]])
             pieces.append(raw)
+            pieces.append(_LAST if b == last else _SEP)
             lengths[b] = len(raw)
             crcs[b] = zlib.crc32(raw)
             if done is not None:
@@ -499,6 +512,6 @@ class BranchEdit:
                 self.decoded.pop(b, None)
             n_terms += delta
             prev = b + 1
-        pieces.append(body[old[prev]:])
-        return _assemble(self.data, array("Q", accumulate(lengths, initial=0)), crcs, pieces,
-                         n_terms)
+        if prev <= last:
+            pieces.append(body[starts[prev]:])
+        return _assemble(self.data, lengths, crcs, pieces, n_terms)

@@ -55,19 +55,15 @@ class BranchFiles:
             self._branch_weight = 0
 
     def branch_path(self, node_id: str, layer: int) -> Path:
-        """The branch's file (:mod:`ihmt.store.branch_file`)."""
+        """The branch's file, ``layers/<N>/<id>.json``: of the current format
+        (:mod:`ihmt.store.branch_file`) or, in a store written before it, of the first
+        one (one JSON object), read as it is and replaced when the branch is next written."""
         if not files.valid_id(node_id):
             raise NotFoundError(f"{node_id!r} is not a node id")
-        return self.path / "layers" / str(int(layer)) / f"{node_id}{branch_file.SUFFIX}"
-
-    def legacy_branch_path(self, node_id: str, layer: int) -> Path:
-        """Where a store written before :mod:`ihmt.store.branch_file` keeps the branch (one
-        JSON object): still read, replaced when the branch is next written."""
-        return self.branch_path(node_id, layer).with_suffix(".json")
+        return self.path / "layers" / str(int(layer)) / f"{node_id}.json"
 
     def branch_exists(self, node_id: str, layer: int) -> bool:
-        return (self.branch_path(node_id, layer).exists()
-                or self.legacy_branch_path(node_id, layer).exists())
+        return self.branch_path(node_id, layer).exists()
 
     def write_branch(self, data: dict[str, Any]) -> BranchBase:
         """Write a new branch (``data`` as the consolidator builds it: ``terms`` and
@@ -78,7 +74,7 @@ class BranchFiles:
             if data.get("masks") is not None:
                 data["masks"], data["mask_bytes"] = pack_masks(
                     [m for ms in data["masks"].values() for m in ms])
-            files.write_json(self.legacy_branch_path(node_id, layer), data)
+            files.write_json(self.branch_path(node_id, layer), data)
             self.changes += 1
             # The packed copy of the old file goes with it (a reader would ignore it
             # anyway: it is checked against the file's bytes; this keeps no stale copy).
@@ -91,25 +87,14 @@ class BranchFiles:
     def write_branch_file(self, node_id: str, layer: int, blob: bytes,
                           decoded: dict[int, Bucket] | None = None) -> PackedBranch:
         """Put a branch file of the current format in place (whole, renamed over the old
-        one: a reader has the old or the new version) and drop its first-format file.
-        ``decoded``: buckets of it the writer has decoded already."""
+        one: a reader has the old or the new version). ``decoded``: buckets of it the
+        writer has parsed already."""
         branch = PackedBranch(blob, node_id, decoded)
         files.atomic_write(self.branch_path(node_id, layer), blob)
         self.changes += 1
-        self._drop_legacy(node_id, layer)
+        branch_cache.forget(self.state_dir, node_id)  # a packed copy of a first-format file
         self._cache_branch(branch)
         return branch
-
-    def _drop_legacy(self, node_id: str, layer: int) -> None:
-        legacy = self.legacy_branch_path(node_id, layer)
-        try:
-            legacy.unlink()
-        except FileNotFoundError:
-            return
-        except OSError as exc:
-            log.warning("the old file of branch %s cannot be removed: %s", node_id, exc)
-            return
-        branch_cache.forget(self.state_dir, node_id)
 
     def remove_branch(self, node_id: str, layer: int) -> None:
         """Delete a branch file that no longer has children (a forget; lock held)."""
@@ -119,7 +104,6 @@ class BranchFiles:
                 self._branch_weight -= old.weight()
         self.changes += 1
         self.branch_path(node_id, layer).unlink(missing_ok=True)
-        self.legacy_branch_path(node_id, layer).unlink(missing_ok=True)
         branch_cache.forget(self.state_dir, node_id)
 
     def branch(self, node_id: str, layer: int) -> tuple[BranchBase, bool]:
@@ -131,27 +115,21 @@ class BranchFiles:
                 return cached, False
         try:
             blob = self.branch_path(node_id, layer).read_bytes()
-        except FileNotFoundError:
-            blob = None
-        except OSError as exc:
-            raise DamagedFileError(f"branch {node_id} cannot be read ({exc})") from exc
-        if blob is not None:
-            branch: BranchBase = PackedBranch(blob, node_id)
-            if branch.id != node_id:
-                raise DamagedFileError(f"branch {node_id}: the file holds {branch.id}")
-            self._cache_branch(branch)
-            return branch, True
-        return self._legacy_branch(node_id, layer), True
-
-    def _legacy_branch(self, node_id: str, layer: int) -> Branch:
-        """A branch of the first format (:meth:`legacy_branch_path`)."""
-        path = self.legacy_branch_path(node_id, layer)
-        try:
-            raw = path.read_bytes()
         except FileNotFoundError as exc:
             raise DamagedFileError(f"branch {node_id} is missing") from exc
         except OSError as exc:
-            raise DamagedFileError(f"branch {node_id} cannot be parsed ({exc})") from exc
+            raise DamagedFileError(f"branch {node_id} cannot be read ({exc})") from exc
+        if branch_file.is_branch_file(blob):
+            branch: BranchBase = PackedBranch(blob, node_id)
+            if branch.id != node_id:
+                raise DamagedFileError(f"branch {node_id}: the file holds {branch.id}")
+        else:
+            branch = self._legacy_branch(node_id, blob)
+        self._cache_branch(branch)
+        return branch, True
+
+    def _legacy_branch(self, node_id: str, raw: bytes) -> Branch:
+        """A branch of the first format (one JSON object with its whole term table)."""
         # A large file's packed form, kept by an earlier process (derived, checked against
         # these very bytes; see ihmt.store.branch_cache).
         branch = branch_cache.load(self.state_dir, node_id, raw)
@@ -167,7 +145,6 @@ class BranchFiles:
                 branch_cache.save(self.state_dir, node_id, raw, branch)
             elif len(raw) >= branch_cache.MIN_BYTES:
                 self._deferred.append((node_id, raw, branch))
-        self._cache_branch(branch)
         return branch
 
     def write_deferred_cache(self) -> int:
@@ -197,7 +174,4 @@ class BranchFiles:
             return
         for layer_dir in sorted(base.iterdir(), key=lambda p: (len(p.name), p.name)):
             if layer_dir.is_dir() and layer_dir.name.isdigit():
-                # both formats (a store written before the current one keeps .json files
-                # until each branch is next written)
-                yield from sorted([*layer_dir.glob(f"N*{branch_file.SUFFIX}"),
-                                   *layer_dir.glob("N*.json")])
+                yield from sorted(layer_dir.glob("N*.json"))

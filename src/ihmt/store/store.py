@@ -5,9 +5,9 @@
     ihmt_memory/
       root.json               the trunk: counters, domains, the unconsolidated top nodes
       layer_0/<domain>/*.txt  leaves (the source of truth)
-      layers/<N>/*.branch     branches: per-child summaries and routing statistics
+      layers/<N>/*.json       branches: per-child summaries and routing statistics
                               (ihmt.store.branch_file; a store written before it has
-                              *.json files, read as they are until rewritten)
+                              files of the first format, read as they are until rewritten)
       state/catalog.jsonl     append-only journal: one line per leaf and branch written
                               (a forgotten one gets a tombstone line; rebuild compacts it)
       state/facts.jsonl       the fact timeline (see ihmt.timeline)

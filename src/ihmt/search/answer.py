@@ -60,7 +60,9 @@ def rerank(hits: list[Hit], *, query: str, clue: str | None, period: tuple[str, 
         elif h.outdated:
             factor *= OUTDATED
         h.score *= factor
-    hits.sort(key=lambda h: -h.score)
+    # Equal scores are ordered by id, so the order never depends on where the tree
+    # happens to hold each memory (a rebuild or another branch factor would change it).
+    hits.sort(key=lambda h: (-h.score, h.id))
     if current and len(hits) > 1 and idf:
         _newest_first(hits, idf)
 
@@ -79,7 +81,7 @@ def _newest_first(hits: list[Hit], idf: dict[str, float]) -> None:
     if newest is best or not newest.date:
         return
     newest.score = best.score * 1.01
-    hits.sort(key=lambda h: -h.score)
+    hits.sort(key=lambda h: (-h.score, h.id))
 
 
 def corrections_first(hits: list[Hit], timeline: FactTimeline,

@@ -139,6 +139,24 @@ def test_hook_imports_nothing_a_search_does_not_need(store: Path) -> None:
     assert "HEAVY []" in proc.stdout
 
 
+def test_session_start_leaves_the_version_lexicon_unloaded(store: Path) -> None:
+    # The digest asks no question about the user's own state, so the version groups'
+    # lexicon (ihmt.search.topic, ~13 ms of a hook process) stays unimported; a question
+    # about a current value does load it.
+    code = ("import io, sys, json\n"
+            "from ihmt.faces.cli import main\n"
+            f"sys.stdin = io.StringIO(json.dumps({start_payload()!r}))\n"
+            f"main(['--path', {str(store)!r}, 'hook', 'session-start'])\n"
+            "print('TOPIC', 'ihmt.search.topic' in sys.modules)\n"
+            f"sys.stdin = io.StringIO(json.dumps({prompt_payload('where do I live now?')!r}))\n"
+            f"main(['--path', {str(store)!r}, 'hook', 'prompt-submit'])\n"
+            "print('TOPIC', 'ihmt.search.topic' in sys.modules)\n")
+    proc = subprocess.run([PY, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "From IHMT memory" in proc.stdout
+    assert proc.stdout.count("TOPIC False") == 1 and proc.stdout.count("TOPIC True") == 1
+
+
 # ---------------------------------------------------------------------- fail safe
 def log_text(store: Path) -> str:
     p = store / "state" / "hook.log"

@@ -22,7 +22,7 @@ from ..store.store import Store
 from ..text import clip_shown, fold, tokenize
 from ..timeline.facts import FactTimeline
 from ..timeline.supersede import versions_together
-from . import scoped, topic
+from . import scoped
 from .answer import annotate, corrections_first, finish, rerank
 from .descent import Descent, ScopeFilter, descend
 from .hybrid import blend, keep_semantic_first, lexical_coverage
@@ -91,6 +91,8 @@ class Searcher:
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value)
         if grouped is not None:
+            from . import topic  # already loaded by self._topic
+
             result.confidence = conf
             if conf < topic.LEAD_AGREES:  # shown with the answer: the agent should check
                 result.notices.append(value.split("; ", 1)[-1])
@@ -122,6 +124,10 @@ class Searcher:
         """A question about the user's own state, answered from its version group
         (:mod:`ihmt.search.topic`): the timeline's sources and the memories holding the
         attribute's vocabulary. None when no dated memory speaks about it."""
+        # Imported here: its lexicon costs a hook process ~13 ms, and only a question about
+        # the user's own state (intent.fact_intent) needs it.
+        from . import topic
+
         stem = self.config.stemmer
         vocab = topic.vocabulary_terms(attribute, stem)
         extra = scoped.label(_hits(self.descend(vocab, topic.MAX_GROUP, flt), loader), view,

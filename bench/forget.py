@@ -5,8 +5,8 @@
 For each size a store of synthetic memories (:mod:`bench.synthetic`, loaded in bulk, so
 memories sit deep in the tree) is built in a temporary folder; then ``--runs`` memories
 chosen at random are forgotten one call each, timed (p50, p95), with the bytes written
-per forget (the files whose size or mtime changed, read from the folder before and after
-one forget). Baseline in the same run, on the same store: one single ``save`` of a new
+per forget (the files whose size, mtime or inode changed, read from the folder before and
+after one forget: a file replaced counts whole, a journal appended to its growth). Baseline in the same run, on the same store: one single ``save`` of a new
 memory (the write every user already pays), timed the same way.
 """
 
@@ -25,7 +25,7 @@ from bench import synthetic
 from bench._common import emit, env_info, format_table, open_store, percentile, progress
 
 
-def _files(folder: Path) -> dict[str, tuple[int, int]]:
+def _files(folder: Path) -> dict[str, tuple[int, int, int]]:
     out = {}
     for dirpath, _dirs, names in os.walk(folder):
         for n in names:
@@ -34,12 +34,26 @@ def _files(folder: Path) -> dict[str, tuple[int, int]]:
                 st = os.stat(p)
             except OSError:
                 continue
-            out[p] = (st.st_size, st.st_mtime_ns)
+            out[p] = (st.st_size, st.st_mtime_ns, st.st_ino)
     return out
 
 
-def _written(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> int:
-    return sum(after[p][0] for p in after if before.get(p) != after[p])
+def _written(before: dict[str, tuple[int, int, int]],
+             after: dict[str, tuple[int, int, int]]) -> tuple[int, int]:
+    """Bytes and files written between two listings: a new or replaced file (another
+    inode) counts whole, a file that kept its inode and grew counts its growth (a journal
+    appended to: the catalog, the intent log), one changed in place otherwise whole."""
+    total = n = 0
+    for p, (size, mtime, ino) in after.items():
+        old = before.get(p)
+        if old == (size, mtime, ino):
+            continue
+        n += 1
+        if old is not None and old[2] == ino and size > old[0]:
+            total += size - old[0]
+        else:
+            total += size
+    return total, n
 
 
 def run_size(n: int, runs: int, seed: int) -> dict[str, Any]:
@@ -66,7 +80,7 @@ def run_size(n: int, runs: int, seed: int) -> dict[str, Any]:
             forget_s.append(time.perf_counter() - t)
             rebuilt += rep.rebuilt
             if k == 0:
-                written = _written(before, _files(mem.path))
+                written, n_files = _written(before, _files(mem.path))
             t = time.perf_counter()
             mem.save(f"baseline save number {k} about nothing in particular {rng.random()}",
                      date="2026-01-01", domain="general")
@@ -79,7 +93,8 @@ def run_size(n: int, runs: int, seed: int) -> dict[str, Any]:
         "forget_p50_ms": 1000 * (percentile(forget_s, 50) or 0),
         "forget_p95_ms": 1000 * (percentile(forget_s, 95) or 0),
         "save_p50_ms": 1000 * (percentile(save_s, 50) or 0),
-        "bytes_written_first": written, "rebuilt": rebuilt, "left_on_disk": still,
+        "bytes_written_first": written, "files_written_first": n_files,
+        "rebuilt": rebuilt, "left_on_disk": still,
         "leaves_after": left,
     }
 
@@ -96,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {"env": env_info(), "sizes": [run_size(n, args.runs, args.seed) for n in sizes]}
     emit(result, args.json, lambda r: format_table(r["sizes"], [
         "memories", "runs", "forget_p50_ms", "forget_p95_ms", "save_p50_ms",
-        "bytes_written_first", "rebuilt", "left_on_disk"]))
+        "bytes_written_first", "files_written_first", "rebuilt", "left_on_disk"]))
     return 0
 
 

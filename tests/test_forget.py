@@ -95,7 +95,8 @@ def test_forgetting_several_at_once_and_the_last_of_a_branch(tmp_path):
     assert m.stats()["leaves"] == 32 and not set(gone) & set(reachable(m))
     for i in range(8, 40):
         assert m.search(f"tok{i:03d}").best.id == ids[i]
-    assert not any(g in p.read_text() for p in (m.path / "layers").rglob("*.json") for g in gone)
+    assert not any(g.encode() in p.read_bytes() for p in (m.path / "layers").rglob("*")
+                   if p.is_file() for g in gone)
     from ihmt.doctor import check_store
 
     report = check_store(m.path)
@@ -223,6 +224,43 @@ def test_a_killed_forget_leaves_it_fully_gone_or_fully_there(tmp_path, step):
         assert not (again.path / "state" / "forgetting.json").exists()
         assert again.stats()["leaves"] == 59
     for i in (0, 10, 59):
+        assert again.search(f"tok{i:03d}").best.id == ids[i]
+
+
+KILL_MID_TREE = """
+import os, sys
+from ihmt import Memory
+from ihmt.store.branches import BranchFiles
+real = BranchFiles.write_branch_file
+written = []
+def dying(self, *a, **k):
+    out = real(self, *a, **k)
+    written.append(a[0])
+    if len(written) == 2:  # the leaf's parent and one branch above it are rewritten
+        os._exit(137)
+    return out
+BranchFiles.write_branch_file = dying
+m = Memory.open(sys.argv[1])
+m.forget(sys.argv[2])
+"""
+
+
+def test_a_forget_killed_between_two_branch_files_is_finished(tmp_path):
+    m, ids = filled(tmp_path / "s", n=200)
+    m.close()
+    target = ids[137]
+    script = tmp_path / "kill.py"
+    script.write_text(KILL_MID_TREE)
+    cp = subprocess.run([sys.executable, str(script), str(m.path), target],
+                        capture_output=True, text=True, timeout=120)
+    assert cp.returncode == 137, cp.stderr
+    assert (m.path / "state" / "forgetting.json").exists()  # it died half way
+    again = Memory.open(m.path)
+    assert again.search(MARKER).status == "NOT_FOUND"
+    assert holders(again.path) == [] and target not in leaf_files(again)
+    assert again.stats()["leaves"] == 199 and not (again.path / "state" /
+                                                   "forgetting.json").exists()
+    for i in (0, 50, 199):
         assert again.search(f"tok{i:03d}").best.id == ids[i]
 
 

@@ -154,9 +154,9 @@ def test_slot_masks_open_fewer_branches_and_old_files_still_work(tmp_path) -> No
                for _ in range(40)]
     queries = [q for q in queries if q]
     with_masks = [m.search(q, top_k=10) for q in queries]
-    assert any(b._masks is not None for b in m.store._branches.values())
+    assert any(b.has_masks for b in m.store._branches.values())
     for b in m.store._branches.values():  # as if every branch file were an older one
-        b._masks = None
+        b._masked = False
     without = [m.search(q, top_k=10) for q in queries]
     for q, a, b in zip(queries, with_masks, without):
         assert [round(h.score, 9) for h in a.hits] == [round(h.score, 9) for h in b.hits], q
@@ -164,17 +164,47 @@ def test_slot_masks_open_fewer_branches_and_old_files_still_work(tmp_path) -> No
     assert sum(r.node_reads for r in with_masks) < sum(r.node_reads for r in without)
 
 
-def test_damaged_slot_masks_are_repaired_like_any_damaged_branch(tmp_path) -> None:
+def _garbled_masks(blob: bytes) -> bytes | None:
+    """A branch file whose masks cannot be decompressed, every check sum right (as a
+    faulty writer would leave it), or None when it keeps no masks."""
     import json as _json
 
+    from ihmt.store import branch_file
+
+    br = branch_file.PackedBranch(blob)
+    if not br.has_masks:
+        return None
+    parts = []
+    for b in range(br.n_buckets):
+        obj = _json.loads(bytes(br.bucket_bytes(b)))
+        if obj.get("masks"):
+            obj["masks"] = "Z2FyYmFnZQ=="  # base64 all right, no zlib stream inside
+        parts.append(_json.dumps(obj, separators=(",", ":")).encode())
+    return branch_file.encode(br.meta(), parts, br.term_count())
+
+
+@pytest.mark.parametrize("first_format", [False, True])
+def test_damaged_slot_masks_are_repaired_like_any_damaged_branch(tmp_path, monkeypatch,
+                                                                 first_format) -> None:
+    import json as _json
+
+    from ihmt.store.branches import BranchFiles
+
+    monkeypatch.setattr(BranchFiles, "legacy_branches", first_format)
     m, texts = build(tmp_path, 300, 9, bf=4)
     m.flush()
-    paths = [p for p in m.store.iter_branch_paths() if '"masks"' in p.read_text()]
-    assert paths
-    for p in paths:
-        data = _json.loads(p.read_text())
-        data["masks"] = "not base64 at all!"
-        p.write_text(_json.dumps(data))
+    monkeypatch.setattr(BranchFiles, "legacy_branches", False)
+    damaged = 0
+    for p in m.store.iter_branch_paths():
+        if first_format and '"masks"' in p.read_text():
+            data = _json.loads(p.read_text())
+            data["masks"] = "not base64 at all!"
+            p.write_text(_json.dumps(data))
+            damaged += 1
+        elif not first_format and (bad := _garbled_masks(p.read_bytes())) is not None:
+            p.write_bytes(bad)
+            damaged += 1
+    assert damaged
     m.store.clear_cache()
     word = next(iter(texts.values())).split()[0]
     res = m.search(word)

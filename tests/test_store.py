@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -13,6 +12,8 @@ from hypothesis import strategies as st
 from ihmt import Memory
 from ihmt.errors import DamagedFileError, InputError
 from ihmt.model import Leaf
+from ihmt.store.branch_file import PackedBranch, is_branch_file
+from ihmt.store.branches import BranchFiles
 from ihmt.store.files import safe_name
 from ihmt.store.leaves import format_leaf, parse_leaf
 
@@ -58,10 +59,11 @@ def test_consolidation_fires_at_branch_factor_and_stamps_children(mem: Memory) -
     assert st["branches"] == 1 and st["top_nodes"] == 1
     parents = {mem.get(i).parent for i in ids}
     assert len(parents) == 1 and None not in parents
-    branch_file = next((mem.path / "layers" / "1").glob("N1-notes-*.json"))
-    data = json.loads(branch_file.read_text())
-    assert [c["id"] for c in data["children"]] == ids
-    assert "topic2" in data["terms"]
+    path = next((mem.path / "layers" / "1").glob("N1-notes-*.json"))
+    branch = PackedBranch(path.read_bytes())
+    assert [c["id"] for c in branch.children] == ids
+    assert branch.groups("topic2") and b"topic2" in path.read_bytes()
+    assert branch.groups("topic9") is None
 
 
 def test_flush_closes_each_domain_to_one_top_node(mem: Memory) -> None:
@@ -126,18 +128,24 @@ def _fill(m: Memory, n: int = 12) -> None:
         m.save(f"remember item{i} colour {['red', 'green', 'blue'][i % 3]}", domain="general")
 
 
-@pytest.mark.parametrize("target", ["root", "branch", "catalog", "config"])
+@pytest.mark.parametrize("target", ["root", "branch", "old-branch", "catalog", "config"])
 @pytest.mark.parametrize("damage", ["truncate", "garbage"])
 def test_damaged_derived_file_never_stops_search_or_save(tmp_path: Path, target: str,
-                                                         damage: str) -> None:
+                                                         damage: str,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    if target == "old-branch":  # a store written before the current branch format
+        monkeypatch.setattr(BranchFiles, "legacy_branches", True)
     m = Memory.open(tmp_path / "ihmt_memory", create=True, config={"branch_factor": 4})
     _fill(m)
+    monkeypatch.setattr(BranchFiles, "legacy_branches", False)
     path = {
-        "root": m.path / "root.json",
-        "branch": next((m.path / "layers" / "1").glob("*.json")),
-        "catalog": m.path / "state" / "catalog.jsonl",
-        "config": m.path / "ihmt.config.json",
-    }[target]
+        "root": lambda: m.path / "root.json",
+        "branch": lambda: next(p for p in (m.path / "layers" / "1").glob("*.json")
+                               if is_branch_file(p.read_bytes())),
+        "old-branch": lambda: next((m.path / "layers" / "1").glob("*.json")),
+        "catalog": lambda: m.path / "state" / "catalog.jsonl",
+        "config": lambda: m.path / "ihmt.config.json",
+    }[target]()
     if damage == "truncate":
         path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 3])
     else:

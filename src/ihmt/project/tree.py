@@ -51,7 +51,7 @@ def build_tree(store: Store, consolidator: Any, order: list[str],
             ids = [g[0] for g in group]
             node_id = f"N{layer + 1}-{BRANCH_DOMAIN}-" + files.digest(
                 BRANCH_DOMAIN, str(layer + 1), *ids)
-            if not full and store.branch_path(node_id, layer + 1).exists():
+            if not full and store.branch_exists(node_id, layer + 1):
                 rep.branches_kept += 1
             else:
                 members = [leaf_ent(i) if lay == 0 else branch_ent(i, lay)

@@ -267,13 +267,15 @@ def _child_bounds(br, q: list[str], idf: dict[str, float], avgdl: float, floor: 
         elif total > bounds.get(ci, 0.0):
             bounds[ci] = total
     if todo:
-        raw, width = br.mask_data
+        width = br.mask_bytes
         for t, g, cs in seen:
-            base = br.mask_offset(t)
+            raw = None
             for j, c in enumerate(cs):
                 items = todo.get(g[4 * j])
                 if items is not None:
-                    at = base + j * width
+                    if raw is None:
+                        raw = br.term_masks(t)
+                    at = j * width
                     items.append((c, int.from_bytes(raw[at:at + width], "little")))
         for code, items in todo.items():
             ci = code >> shift

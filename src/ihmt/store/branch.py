@@ -10,79 +10,40 @@ import math
 import sys
 import zlib
 from array import array
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ..errors import DamagedFileError
 
 
-class Branch:
-    """A branch file loaded in memory.
+class BranchBase:
+    """A branch loaded in memory, whatever the file it came from (see :class:`Branch` for
+    the statistics it keeps and :mod:`ihmt.store.branch_file` for the current format).
 
-    ``terms`` maps a term to a flat list of int groups ``(child, max_tf, min_len, df)``:
-    for child ``child`` the largest count of the term in one leaf below it, the shortest
-    leaf length among the leaves holding it, and how many leaves below it hold it. For a
-    leaf child these are exact (its count, its length, 1), so leaves are scored without
-    opening them; for a branch child they bound the BM25 score of every leaf below.
-
-    Files written with length bands (``"bands"`` in the file) keep one group per child *and
-    length band*: the group's first int is ``child << band_bits | band`` (see
-    :func:`length_band`). A leaf lies in exactly one band, so the bound of a child is the
-    best bound over its bands, each computed with the shortest length *of that band*; with
-    one group per child the shortest leaf holding a word anywhere below would set the
-    length for every leaf below, which at the upper levels makes most bounds loose. Older
-    files have one group per child (``band_bits`` 0, every leaf in band 0) and still work.
-
-    A branch whose children are branches also keeps, per group, a *slot mask*: the child's
-    subtree is cut into up to ``MASK_BITS`` slots (single leaves while they fit, then
-    small groups of leaves) and the mask says which slots hold the term. Two query terms
-    whose masks share no slot never occur in the same leaf below that child, so their
-    bounds need not be added: the descent takes the best sum over one slot (see
-    :func:`best_common`), much tighter than adding every term and never below a real
-    score.
+    Subclasses say how a term's groups are found (:meth:`_lookup`) and walked
+    (:meth:`_rows`); everything a search or a writer computes from them is here.
     """
 
-    __slots__ = ("data", "id", "layer", "domain", "children", "terms", "_flat", "_masks",
-                 "_mask_bytes", "_widths", "_layout", "n_leaves", "total_len", "band_bits")
+    __slots__ = ("data", "id", "layer", "domain", "children", "band_bits", "_mask_bytes",
+                 "_widths", "_layout", "_masked", "n_leaves", "total_len")
 
-    def __init__(self, data: dict[str, Any],
-                 packed: tuple[Mapping[str, int], array, Any] | None = None) -> None:
-        """``data``: a branch file's JSON object (its term and mask fields are taken out).
-        ``packed``: the term index, the int array and the raw masks already built (see
-        :meth:`from_packed`), instead of ``data``'s ``terms`` and ``masks``."""
+    def _meta(self, data: dict[str, Any], masked: bool) -> None:
+        """Take the fields every format shares from ``data`` (the file's object without
+        its term table; ``bands``, ``mask_bytes`` and ``slot_widths`` are taken out)."""
         try:
             self.data = data
             self.id: str = data["id"]
             self.layer: int = int(data["layer"])
             self.domain: str = data["domain"]
             self.children: list[dict[str, Any]] = list(data["children"])
-            if packed is None:
-                raw = data.pop("terms")
-                if not isinstance(raw, dict):
-                    raise TypeError("terms is not an object")
-                # A warm process keeps thousands of branches: all groups live in one int
-                # array and each (interned, so shared) term maps to (offset << 12 | groups).
-                flat = array("i")
-                index: dict[str, int] = {}
-                for term, groups in raw.items():
-                    index[_intern(term)] = (len(flat) << _SHIFT) | (len(groups) // 4)
-                    flat.extend(groups)
-            else:
-                index, flat, masks = packed
-            self.terms = index
-            self._flat = flat
             self.band_bits = int(data.pop("bands", 0))
             if not 0 <= self.band_bits <= 8:
                 raise ValueError(f"bands {self.band_bits}")
             self._mask_bytes = int(data.pop("mask_bytes", 0))
             self._widths = [int(w) for w in data.pop("slot_widths", ())]
             self._layout: tuple[list[int | None], list[int] | None, int] | None = None
-            if packed is None:
-                self._masks = _unpack_masks(data.pop("masks", None), len(flat) // 4,
-                                            self._mask_bytes)
-            else:
-                self._masks = _check_masks(masks, len(flat) // 4, self._mask_bytes)
-            if self._masks is not None and len(self._widths) != len(self.children):
+            self._masked = masked
+            if masked and len(self._widths) != len(self.children):
                 raise ValueError("slot_widths does not match the children")
             self.n_leaves: int = int(data["n_leaves"])
             self.total_len: int = int(data["total_len"])
@@ -91,21 +52,19 @@ class Branch:
         if not self.children:
             raise DamagedFileError(f"branch {self.id}: no children")
 
-    @classmethod
-    def from_packed(cls, data: dict[str, Any], index: Mapping[str, int], flat: array,
-                    masks: Any) -> Branch:
-        """A branch from its packed parts (:mod:`ihmt.store.branch_cache`): ``data`` is the
-        file's object without ``terms`` and ``masks``; ``index`` and ``flat`` as
-        :attr:`terms` and the int array; ``masks`` the raw slot masks (``bytes``, or
-        anything sliced and measured like them) or None."""
-        if len(flat) % 4:
-            raise DamagedFileError(f"branch {data.get('id', '?')}: packed groups cut short")
-        return cls(data, (index, flat, masks))
+    # ------------------------------------------------------------------ per format
+    def _lookup(self, term: str) -> tuple[Sequence[int], Any] | None:
+        """``term``'s flat groups and their masks (fixed width, or None), or None."""
+        raise NotImplementedError
 
-    def packed(self) -> tuple[Mapping[str, int], array, Any]:
-        """The term index, the int array and the raw masks (what :meth:`from_packed` takes)."""
-        return self.terms, self._flat, self._masks
+    def _rows(self) -> Iterator[tuple[str, Sequence[int], Any]]:
+        """Every term with its groups and masks, as :meth:`_lookup` gives them."""
+        raise NotImplementedError
 
+    def term_count(self) -> int:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ shared
     @property
     def mask_bytes(self) -> int:
         return self._mask_bytes
@@ -114,29 +73,32 @@ class Branch:
     def slot_widths(self) -> list[int]:
         return self._widths
 
-    def groups(self, term: str) -> array | None:
-        """Flat ``(code, max_tf, min_len, df)`` groups of ``term``, or None if absent; the
-        child of a group is ``code >> band_bits``, its band ``code & (2**band_bits - 1)``."""
-        code = self.terms.get(term)
-        if code is None:
-            return None
-        start = code >> _SHIFT
-        return self._flat[start : start + 4 * (code & _MASK)]
-
     @property
     def has_masks(self) -> bool:
-        return self._masks is not None
+        return self._masked
 
-    @property
-    def mask_data(self) -> tuple[bytes, int]:
-        """The raw masks (fixed width, one per group in file order) and their width; only
-        when :attr:`has_masks`."""
-        assert self._masks is not None
-        return self._masks, self._mask_bytes
+    def meta(self) -> dict[str, Any]:
+        """A copy of the file's object without its term table, as
+        :func:`ihmt.store.branch_file.encode` takes it (children copied too: safe to edit)."""
+        out = dict(self.data)
+        out["children"] = [dict(c) for c in self.children]
+        out["bands"] = self.band_bits
+        if self._masked:
+            out["mask_bytes"] = self._mask_bytes
+            out["slot_widths"] = list(self._widths)
+        return out
 
-    def mask_offset(self, term: str) -> int:
-        """Byte offset in :attr:`mask_data` of the first mask of ``term``'s groups."""
-        return (self.terms[term] >> _SHIFT) // 4 * self._mask_bytes
+    def groups(self, term: str) -> Sequence[int] | None:
+        """Flat ``(code, max_tf, min_len, df)`` groups of ``term``, or None if absent; the
+        child of a group is ``code >> band_bits``, its band ``code & (2**band_bits - 1)``."""
+        found = self._lookup(term)
+        return None if found is None else found[0]
+
+    def term_masks(self, term: str) -> Any:
+        """The slot masks of ``term``'s groups, :attr:`mask_bytes` each, in group order
+        (``bytes`` or sliced like it); None when the branch keeps no masks or lacks the term."""
+        found = self._lookup(term)
+        return None if found is None else found[1]
 
     def slot_width(self) -> int:
         """How many slots this subtree's masks have (see :meth:`_term_bands`)."""
@@ -148,7 +110,7 @@ class Branch:
     def _slots(self) -> tuple[list[int | None], list[int] | None, int]:
         """(child widths, offsets when laid side by side else None, slots per child)."""
         if self._layout is None:
-            if self._masks is not None:
+            if self._masked:
                 widths: list[int | None] = list(self._widths)
             else:
                 widths = [1 if int(c["layer"]) == 0 else None for c in self.children]
@@ -166,19 +128,20 @@ class Branch:
         What a parent branch stores for this subtree as its child (one group per band).
         An older file without bands answers one band, 0, for every leaf.
         """
-        code = self.terms.get(term)
-        if code is None:
+        found = self._lookup(term)
+        if found is None:
             return {}
-        return {b: (mx, mn, df, mask) for b, mx, mn, df, mask in self._term_bands(code)}
+        return {b: (mx, mn, df, mask) for b, mx, mn, df, mask in self._term_bands(*found)}
 
     def all_band_signatures(self) -> Iterator[tuple[str, list[tuple[int, int, int, int, int]]]]:
         """:meth:`band_signatures` of every term, as ``(term, [(band, max_tf, min_len, df,
         mask), ...])`` in band order: for building a parent."""
-        for term, code in self.terms.items():
-            yield term, self._term_bands(code)
+        for term, flat, raw in self._rows():
+            yield term, self._term_bands(flat, raw)
 
-    def _term_bands(self, code: int) -> list[tuple[int, int, int, int, int]]:
-        """``(band, max_tf, min_len, df, slot mask)`` of one term (its index ``code``).
+    def _term_bands(self, flat: Sequence[int], raw: Any) -> list[tuple[int, int, int, int, int]]:
+        """``(band, max_tf, min_len, df, slot mask)`` of one term (its groups ``flat`` and
+        their masks ``raw``).
 
         The mask says which slots of this subtree hold the term in leaves of the band.
         While the children's slots fit in ``MASK_BITS`` they are laid side by side (so a
@@ -188,20 +151,16 @@ class Branch:
         they do not (a looser bound), never the reverse. A child whose mask is unknown (an
         older file) fills all of its slots.
         """
-        flat = self._flat
         shift = self.band_bits
         low = (1 << shift) - 1
         widths, offsets, sub = self._slots()
-        raw = self._masks
         w = self._mask_bytes
         leaves_only = offsets is not None and raw is None
-        first = (code >> _SHIFT) // 4
-        if code & _MASK == 1 and leaves_only:  # most terms of a leaf parent: one leaf
-            c = flat[4 * first]
-            return [(c & low, flat[4 * first + 1], flat[4 * first + 2], flat[4 * first + 3],
-                     1 << offsets[c >> shift])]  # type: ignore[index]
+        if len(flat) == 4 and leaves_only:  # most terms of a leaf parent: one leaf
+            c = flat[0]
+            return [(c & low, flat[1], flat[2], flat[3], 1 << offsets[c >> shift])]  # type: ignore[index]
         acc: dict[int, list[int]] = {}
-        for j in range(first, first + (code & _MASK)):
+        for j in range(len(flat) // 4):
             i = 4 * j
             c = flat[i]
             ci = c >> shift
@@ -241,7 +200,116 @@ class Branch:
         return max(g[1::4]), min(g[2::4]), sum(g[3::4])
 
     def weight(self) -> int:
-        return len(self.terms) + len(self.children)
+        return self.term_count() + len(self.children)
+
+
+class Branch(BranchBase):
+    """A branch file of the first format (JSON, ``layers/<N>/<id>.json``) loaded in memory.
+
+    ``terms`` maps a term to a flat list of int groups ``(child, max_tf, min_len, df)``:
+    for child ``child`` the largest count of the term in one leaf below it, the shortest
+    leaf length among the leaves holding it, and how many leaves below it hold it. For a
+    leaf child these are exact (its count, its length, 1), so leaves are scored without
+    opening them; for a branch child they bound the BM25 score of every leaf below.
+
+    Files written with length bands (``"bands"`` in the file) keep one group per child *and
+    length band*: the group's first int is ``child << band_bits | band`` (see
+    :func:`length_band`). A leaf lies in exactly one band, so the bound of a child is the
+    best bound over its bands, each computed with the shortest length *of that band*; with
+    one group per child the shortest leaf holding a word anywhere below would set the
+    length for every leaf below, which at the upper levels makes most bounds loose. Older
+    files have one group per child (``band_bits`` 0, every leaf in band 0) and still work.
+
+    A branch whose children are branches also keeps, per group, a *slot mask*: the child's
+    subtree is cut into up to ``MASK_BITS`` slots (single leaves while they fit, then
+    small groups of leaves) and the mask says which slots hold the term. Two query terms
+    whose masks share no slot never occur in the same leaf below that child, so their
+    bounds need not be added: the descent takes the best sum over one slot (see
+    :func:`best_common`), much tighter than adding every term and never below a real
+    score.
+    """
+
+    __slots__ = ("terms", "_flat", "_masks")
+
+    def __init__(self, data: dict[str, Any],
+                 packed: tuple[Mapping[str, int], array, Any] | None = None) -> None:
+        """``data``: a branch file's JSON object (its term and mask fields are taken out).
+        ``packed``: the term index, the int array and the raw masks already built (see
+        :meth:`from_packed`), instead of ``data``'s ``terms`` and ``masks``."""
+        try:
+            if packed is None:
+                raw = data.pop("terms")
+                if not isinstance(raw, dict):
+                    raise TypeError("terms is not an object")
+                # A warm process keeps thousands of branches: all groups live in one int
+                # array and each (interned, so shared) term maps to (offset << 12 | groups).
+                flat = array("i")
+                index: dict[str, int] = {}
+                for term, groups in raw.items():
+                    index[_intern(term)] = (len(flat) << _SHIFT) | (len(groups) // 4)
+                    flat.extend(groups)
+                blob = data.pop("masks", None)
+            else:
+                index, flat, masks = packed
+            width = int(data.get("mask_bytes", 0))
+            if packed is None:
+                masks = _unpack_masks(blob, len(flat) // 4, width)
+            else:
+                masks = _check_masks(masks, len(flat) // 4, width)
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
+            raise DamagedFileError(f"branch {data.get('id', '?')}: bad field ({exc})") from exc
+        self.terms = index
+        self._flat = flat
+        self._masks = masks
+        self._meta(data, masks is not None)
+
+    @classmethod
+    def from_packed(cls, data: dict[str, Any], index: Mapping[str, int], flat: array,
+                    masks: Any) -> Branch:
+        """A branch from its packed parts (:mod:`ihmt.store.branch_cache`): ``data`` is the
+        file's object without ``terms`` and ``masks``; ``index`` and ``flat`` as
+        :attr:`terms` and the int array; ``masks`` the raw slot masks (``bytes``, or
+        anything sliced and measured like them) or None."""
+        if len(flat) % 4:
+            raise DamagedFileError(f"branch {data.get('id', '?')}: packed groups cut short")
+        return cls(data, (index, flat, masks))
+
+    def packed(self) -> tuple[Mapping[str, int], array, Any]:
+        """The term index, the int array and the raw masks (what :meth:`from_packed` takes)."""
+        return self.terms, self._flat, self._masks
+
+    @property
+    def mask_data(self) -> tuple[bytes, int]:
+        """The raw masks (fixed width, one per group in file order) and their width; only
+        when :attr:`has_masks`."""
+        assert self._masks is not None
+        return self._masks, self._mask_bytes
+
+    def mask_offset(self, term: str) -> int:
+        """Byte offset in :attr:`mask_data` of the first mask of ``term``'s groups."""
+        return (self.terms[term] >> _SHIFT) // 4 * self._mask_bytes
+
+    def term_count(self) -> int:
+        return len(self.terms)
+
+    def _lookup(self, term: str) -> tuple[Sequence[int], Any] | None:
+        code = self.terms.get(term)
+        if code is None:
+            return None
+        return self._slice(code)
+
+    def _slice(self, code: int) -> tuple[Sequence[int], Any]:
+        start = code >> _SHIFT
+        n = code & _MASK
+        flat = self._flat[start:start + 4 * n]
+        if self._masks is None:
+            return flat, None
+        w = self._mask_bytes
+        return flat, self._masks[start // 4 * w:(start // 4 + n) * w]
+
+    def _rows(self) -> Iterator[tuple[str, Sequence[int], Any]]:
+        for term, code in self.terms.items():
+            yield (term, *self._slice(code))
 
 
 _SHIFT = 16
@@ -273,11 +341,19 @@ def fold_mask(mask: int, width: int, sub: int) -> int:
     if width <= sub:
         return mask
     block = -(-width // sub)
-    if block == 8 and width <= MASK_BITS:  # the default shape: byte tricks, all in C
+    k = block // 8
+    if block % 8 == 0 and k & (k - 1) == 0 and width <= MASK_BITS:
+        # Whole bytes per slot (the default shapes: 8 or 16 slots to one): byte tricks, in C.
+        # Bit 0 of each byte becomes "any bit of the byte", then "any of the k bytes from
+        # here"; every k-th byte is a slot.
         x = mask | (mask >> 4)
         x |= x >> 2
         x |= x >> 1
-        raw = (x & _BYTE_LOW).to_bytes(MASK_BITS // 8, "little")[: sub]
+        s = 8
+        while s < block:
+            x |= x >> s
+            s <<= 1
+        raw = (x & _BYTE_LOW).to_bytes(MASK_BITS // 8, "little")[::k][:sub]
         return int(raw.translate(_BITS)[::-1] or b"0", 2)
     low = (1 << block) - 1
     out = 0

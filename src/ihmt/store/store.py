@@ -6,6 +6,8 @@
       root.json               the trunk: counters, domains, the unconsolidated top nodes
       layer_0/<domain>/*.txt  leaves (the source of truth)
       layers/<N>/*.json       branches: per-child summaries and routing statistics
+                              (ihmt.store.branch_file; a store written before it has
+                              files of the first format, read as they are until rewritten)
       state/catalog.jsonl     append-only journal: one line per leaf and branch written
                               (a forgotten one gets a tombstone line; rebuild compacts it)
       state/facts.jsonl       the fact timeline (see ihmt.timeline)
@@ -16,9 +18,11 @@
 
 Costs: a save writes its leaf, appends one catalog line and rewrites ``root.json``, whose
 size depends on the number of unconsolidated nodes (at most ``branch_factor - 1`` per
-layer and domain), not on the number of memories. Branch files are immutable once
-written, so a long-running process caches them without ever checking them again; it only
-re-reads ``root.json`` when its stat signature changes.
+layer and domain), not on the number of memories. Branch files change only when a
+forget takes a memory out of them, and a forget gives the trunk a new ``epoch``: a
+long-running process caches them, re-reads ``root.json`` only when its stat signature
+changes, and drops its cached branches when the epoch is another
+(:mod:`ihmt.store.branches`).
 """
 
 from __future__ import annotations
@@ -27,8 +31,6 @@ import json
 import logging
 import os
 import shutil
-import threading
-from collections import OrderedDict
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -49,11 +51,13 @@ from .branch import (  # noqa: F401 - re-exported: the tree and search build on 
     BAND_BITS,
     MASK_BITS,
     Branch,
+    BranchBase,
     best_common,
     fold_mask,
     length_band,
     pack_masks,
 )
+from .branches import BranchFiles
 from .intent import IntentLog
 from .leaves import format_leaf, read_leaf
 from .lock import WriteLock
@@ -115,7 +119,7 @@ def _writer_alive(part_name: str) -> bool:
     return files.pid_alive(pid)
 
 
-class Store:
+class Store(BranchFiles):
     """One memory folder. Thread-safe for readers; writers go through :meth:`locked`."""
 
     def __init__(self, path: Path, config: Config) -> None:
@@ -125,16 +129,9 @@ class Store:
         self.intent = IntentLog(path / "state" / "intent.log", self.set_aside)
         self._root: dict[str, Any] | None = None
         self._root_sig: tuple[int, int, int] | None = None
-        self._branches: OrderedDict[str, Branch] = OrderedDict()
-        self._cache_lock = threading.Lock()  # tool calls arrive on worker threads
-        self._branch_weight = 0
-        self.branch_cache_limit = 1_500_000  # term entries kept in memory (LRU), ~200 MB
+        self._init_branches()
         self.problems: list[str] = []  # damage found and repaired, reported once
         self._domain_dirs: dict[str, Path] = {}  # domain -> its leaf folder (names checked)
-        # True: packed copies of large branches (ihmt.store.branch_cache) are kept for
-        # write_deferred_cache() instead of written at once (a hook answers first).
-        self.defer_branch_cache = False
-        self._deferred: list[tuple[str, bytes, Branch]] = []
         self.catalog_restarted = False  # the catalog was begun again: rewrite it whole
         self.changes = 0  # files of the store written or removed (a failed write with none
         #                   changed nothing: Memory closes its intent instead of a repair)
@@ -143,10 +140,6 @@ class Store:
     @property
     def root_path(self) -> Path:
         return self.path / "root.json"
-
-    @property
-    def state_dir(self) -> Path:
-        return self.path / "state"
 
     @property
     def catalog_path(self) -> Path:
@@ -186,14 +179,9 @@ class Store:
             folder = self.path / "layer_0" / files.safe_name(domain, "domain")
             if len(self._domain_dirs) < 10_000:
                 self._domain_dirs[domain] = folder
-        if not _valid_id(leaf_id):
+        if not files.valid_id(leaf_id):
             raise NotFoundError(f"{leaf_id!r} is not a leaf id")
         return folder / f"{leaf_id}.txt"
-
-    def branch_path(self, node_id: str, layer: int) -> Path:
-        if not _valid_id(node_id):
-            raise NotFoundError(f"{node_id!r} is not a node id")
-        return self.path / "layers" / str(int(layer)) / f"{node_id}.json"
 
     # ------------------------------------------------------------------ create/open
     @classmethod
@@ -390,94 +378,10 @@ class Store:
         self.problems.append(msg)
         return target
 
-    # ------------------------------------------------------------------ branches
-    def write_branch(self, data: dict[str, Any]) -> Branch:
-        files.write_json(self.branch_path(data["id"], int(data["layer"])), data)
-        self.changes += 1
-        # The packed copy of the old file goes with it (a reader would ignore it anyway:
-        # it is checked against the file's bytes; this keeps no stale copy on disk).
-        branch_cache.forget(self.state_dir, data["id"])
-        branch = Branch(data)
-        self._cache_branch(branch)
-        return branch
-
-    def remove_branch(self, node_id: str, layer: int) -> None:
-        """Delete a branch file that no longer has children (a forget; lock held)."""
-        with self._cache_lock:
-            old = self._branches.pop(node_id, None)
-            if old is not None:
-                self._branch_weight -= old.weight()
-        self.changes += 1
-        self.branch_path(node_id, layer).unlink(missing_ok=True)
-        branch_cache.forget(self.state_dir, node_id)
-
-    def branch(self, node_id: str, layer: int) -> tuple[Branch, bool]:
-        """The branch and whether it had to be read from disk (False: served from cache)."""
-        with self._cache_lock:
-            cached = self._branches.get(node_id)
-            if cached is not None:
-                self._branches.move_to_end(node_id)
-                return cached, False
-        path = self.branch_path(node_id, layer)
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError as exc:
-            raise DamagedFileError(f"branch {node_id} is missing") from exc
-        except OSError as exc:
-            raise DamagedFileError(f"branch {node_id} cannot be parsed ({exc})") from exc
-        # A large file's packed form, kept by an earlier process (derived, checked against
-        # these very bytes; see ihmt.store.branch_cache).
-        branch = branch_cache.load(self.state_dir, node_id, raw)
-        if branch is None:
-            try:
-                data = json.loads(raw.decode("utf-8"))
-            except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
-                raise DamagedFileError(f"branch {node_id} cannot be parsed ({exc})") from exc
-            if not isinstance(data, dict):
-                raise DamagedFileError(f"branch {node_id} is not a JSON object")
-            branch = Branch(data)
-            if not self.defer_branch_cache:
-                branch_cache.save(self.state_dir, node_id, raw, branch)
-            elif len(raw) >= branch_cache.MIN_BYTES:
-                self._deferred.append((node_id, raw, branch))
-        self._cache_branch(branch)
-        return branch, True
-
-    def write_deferred_cache(self) -> int:
-        """Write the packed copies kept while :attr:`defer_branch_cache` was on; returns how
-        many were written or tried (failures are ignored, as a cache's are)."""
-        n = 0
-        while self._deferred:
-            node_id, raw, branch = self._deferred.pop(0)
-            branch_cache.save(self.state_dir, node_id, raw, branch)
-            n += 1
-        return n
-
-    def _cache_branch(self, branch: Branch) -> None:
-        with self._cache_lock:
-            old = self._branches.pop(branch.id, None)
-            if old is not None:
-                self._branch_weight -= old.weight()
-            self._branches[branch.id] = branch
-            self._branch_weight += branch.weight()
-            while self._branch_weight > self.branch_cache_limit and len(self._branches) > 1:
-                _, dropped = self._branches.popitem(last=False)
-                self._branch_weight -= dropped.weight()
-
     def clear_cache(self) -> None:
-        with self._cache_lock:
-            self._branches.clear()
-            self._branch_weight = 0
+        self._drop_branches()
         self._root = None
         self._root_sig = None
-
-    def iter_branch_paths(self) -> Iterator[Path]:
-        base = self.path / "layers"
-        if not base.is_dir():
-            return
-        for layer_dir in sorted(base.iterdir(), key=lambda p: (len(p.name), p.name)):
-            if layer_dir.is_dir() and layer_dir.name.isdigit():
-                yield from sorted(layer_dir.glob("N*.json"))
 
     # ------------------------------------------------------------------ catalog
     def catalog_append(self, entries: list[dict[str, Any]]) -> None:
@@ -534,15 +438,3 @@ def domain_of_id(node_id: str) -> str:
     if len(parts) < 3:
         raise NotFoundError(f"{node_id!r} is not an IHMT id")
     return "-".join(parts[1:-1])
-
-
-def _valid_id(node_id: str) -> bool:
-    return (
-        isinstance(node_id, str)
-        and 0 < len(node_id) < 200
-        and "/" not in node_id
-        and "\\" not in node_id
-        and ".." not in node_id
-        and "\x00" not in node_id
-        and node_id[0] in "LN"
-    )

@@ -517,18 +517,21 @@ class FactTimeline(TimelineQueries):
                     continue
                 except OSError as exc:
                     raise StoreError(f"cannot read {path}: {exc}") from exc
-                kept = [ln for ln in data.split(b"\n")
-                        if not (any(n in ln for n in needles) and (ev := self._parse(ln.strip()))
-                                and named(ev))]
-                out = b"\n".join(kept)
-                if out != data:
+                out = _without_lines(data, needles,
+                                     lambda ln: bool((ev := self._parse(ln.strip()))
+                                                     and named(ev)))
+                if out is not None:
                     atomic_write(path, out, durable=True)
             keys = sorted({k for s in sources for k in self._by_source.pop(s, ())})
             removed = 0
             for key in keys:
-                stmts = [st for st in self._stmts[key] if st.source not in sources]
-                removed += len(self._stmts[key]) - len(stmts)
-                self._exact = {e for e in self._exact if not (e[0] == key and e[3] in sources)}
+                stmts = []
+                for st in self._stmts[key]:
+                    if st.source in sources:  # (every exact statement is in _stmts once)
+                        self._exact.discard((key, st.value, st.date, st.source))
+                        removed += 1
+                    else:
+                        stmts.append(st)
                 if stmts:
                     self._stmts[key] = stmts
                 else:
@@ -584,3 +587,31 @@ class FactTimeline(TimelineQueries):
                 f"cannot rewrite {self.path}: {exc}. Check the folder's permissions and free "
                 "disk space; the previous log is untouched."
             ) from exc
+
+
+def _without_lines(data: bytes, needles: list[bytes], drop: Any) -> bytes | None:
+    """``data`` without its lines that hold one of ``needles`` and that ``drop`` (given
+    the line) says go, or None when none goes. Only the lines holding a needle are looked
+    at (found by ``bytes.find``): the cost is the file's bytes, not its lines."""
+    cuts: set[tuple[int, int]] = set()
+    for needle in needles:
+        at = data.find(needle)
+        while at >= 0:
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at)
+            end = len(data) if end < 0 else end
+            if (start, end) not in cuts and drop(data[start:end]):
+                cuts.add((start, end))
+            at = data.find(needle, end)
+    if not cuts:
+        return None
+    parts = []
+    prev = 0
+    for start, end in sorted(cuts):
+        parts.append(data[prev:start])
+        prev = end + 1  # the line and its newline
+    parts.append(data[prev:])
+    out = b"".join(parts)
+    if prev > len(data) and out.endswith(b"\n"):
+        out = out[:-1]  # the last line went, and it had no newline: neither has the rest
+    return out

@@ -21,7 +21,7 @@ from ..ingest.dates import find_date
 from ..model import Leaf
 from ..scope import GLOBAL, scope_of
 from ..store.files import digest
-from ..store.store import BAND_BITS, Store, length_band, pack_masks, utcnow
+from ..store.store import BAND_BITS, Store, length_band, utcnow
 from ..text import clip, clip_shown, shown
 from .summarize import SummarizerBackend, display_keywords
 
@@ -236,8 +236,11 @@ class Consolidator:
 
 
 def _mask_fields(masks: dict[str, list[int]], widths: list[int]) -> dict[str, Any]:
-    blob, width = pack_masks([m for ms in masks.values() for m in ms])
-    return {"slot_widths": widths, "mask_bytes": width, "masks": blob}
+    """The masks as the store writes them (:meth:`ihmt.store.store.Store.write_branch`):
+    one int per group, the bytes each needs (the widest one's)."""
+    top = max((m for ms in masks.values() for m in ms), default=1)
+    return {"slot_widths": widths, "mask_bytes": max(1, -(-top.bit_length() // 8)),
+            "masks": masks}
 
 
 def scopes_below(children: list[dict[str, Any]]) -> list[str]:

@@ -14,8 +14,11 @@ without it, but only where the leaf counted:
   more is dropped from the branch;
 - counts, dates, scopes and the summary are recomputed from the children that remain.
 
-So the work is per level proportional to the forgotten memory's own terms, plus reading
-and writing each branch file on the path. Branches keep their ids: the leaves below keep
+So the work is per level proportional to the forgotten memory's own terms: only the
+buckets of the branch file that hold them (:mod:`ihmt.store.branch_file`) are decoded and
+encoded again, the other buckets' bytes are copied into the new file as they are, and no
+term table is parsed whole. (A branch still in the first format, one JSON object, is
+read whole and rewritten in the current one the first time.) Branches keep their ids: the leaves below keep
 their ``parent_id``, and the caller gives the trunk a new ``epoch`` so every other process
 drops the branches it had cached. A rebuild from the leaves writes the tree without
 placeholders.
@@ -27,22 +30,22 @@ all), so it opens about one branch per level.
 
 from __future__ import annotations
 
-import base64
 import logging
-import zlib
 from collections import Counter
 from typing import Any
 
 from ..errors import DamagedFileError
 from ..model import Leaf
 from ..scope import GLOBAL
-from ..store import files
-from ..store.branch import Branch
+from ..store import branch_file
+from ..store.branch import BranchBase
+from ..store.branch_file import BranchEdit, PackedBranch
+from ..store.store import length_band
 from .consolidate import Consolidator, _minmax_dates, scopes_below, top_entry_of_branch
 
 log = logging.getLogger(__name__)
 
-PROBES = 4  # leaf terms checked at each level of the descent that finds the leaf
+PROBES = 8  # leaf terms checked at each level of the descent that finds the leaf
 GONE = "gone"  # key of a placeholder child: a forgotten leaf's place
 
 
@@ -54,83 +57,6 @@ def is_gone(child: dict[str, Any]) -> bool:
 def live_children(children: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The entries that stand for memories (placeholders left out)."""
     return [c for c in children if not c.get(GONE)]
-
-
-class _Groups:
-    """The term groups and slot masks of one branch file, edited term by term."""
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        self.data = data
-        self.terms: dict[str, list[int]] = data["terms"]
-        self.bits = int(data.get("bands", 0))
-        self.width = int(data.get("mask_bytes", 0))
-        self.raw: bytes | None = None
-        self.offset: dict[str, int] = {}
-        self.edited: dict[str, list[int]] = {}  # term -> its new masks (when masked)
-        if data.get("masks") is not None and self.width:
-            n = 0
-            for term, groups in self.terms.items():
-                self.offset[term] = n
-                n += len(groups) // 4
-            self.raw = zlib.decompress(base64.b64decode(data["masks"]))
-
-    def masks(self, term: str) -> list[int]:
-        if term in self.edited:
-            return self.edited[term]
-        o, w = self.offset[term], self.width
-        n = len(self.terms[term]) // 4
-        raw = self.raw
-        assert raw is not None
-        return [int.from_bytes(raw[(o + j) * w:(o + j + 1) * w], "little") for j in range(n)]
-
-    def child_terms(self, ci: int) -> list[str]:
-        """Terms with a group of child ``ci``."""
-        b = self.bits
-        return [t for t, g in self.terms.items()
-                if any(g[k] >> b == ci for k in range(0, len(g), 4))]
-
-    def replace(self, term: str, ci: int, new: list[tuple[int, int, int, int, int]]) -> None:
-        """Child ``ci``'s groups of ``term`` become ``new`` ((band, max_tf, min_len, df,
-        mask) per band); the term goes when no child holds it any more."""
-        g = self.terms.get(term)
-        if g is None and not new:
-            return
-        b = self.bits
-        old = g or []
-        ms = self.masks(term) if (self.raw is not None and g is not None) else []
-        keep = [k for k in range(0, len(old), 4) if old[k] >> b != ci]
-        groups = [x for k in keep for x in old[k:k + 4]]
-        masks = [ms[k // 4] for k in keep] if self.raw is not None else []
-        for band, mx, mn, df, sig in new:
-            groups.extend((ci << b | band, mx, mn, df))
-            masks.append(sig)
-        if groups:
-            self.terms[term] = groups
-        else:
-            self.terms.pop(term, None)
-        if self.raw is not None:
-            self.edited[term] = masks if groups else []
-
-    def finish(self) -> None:
-        """Write the masks back (same layout: the groups in the order of the terms)."""
-        if self.raw is None:
-            return
-        w = self.width
-        need = max((m.bit_length() for ms in self.edited.values() for m in ms), default=0)
-        if need > 8 * w:  # cannot happen (removing a leaf only clears bits); stay exact
-            w = -(-need // 8)
-        parts: list[bytes] = []
-        for term, groups in self.terms.items():
-            if term in self.edited:
-                parts.extend(m.to_bytes(w, "little") for m in self.edited[term])
-            elif w == self.width:
-                o = self.offset[term]
-                parts.append(self.raw[o * w:(o + len(groups) // 4) * w])
-            else:
-                parts.extend(m.to_bytes(w, "little") for m in self.masks(term))
-        # level 1: a tenth of the time of the level 6 a consolidation uses, a little larger
-        self.data["masks"] = base64.b64encode(zlib.compress(b"".join(parts), 1)).decode("ascii")
-        self.data["mask_bytes"] = w
 
 
 class Pruner:
@@ -159,27 +85,27 @@ class Pruner:
         parent = path[-1]
         ci = next(i for i, c in enumerate(parent.children) if c.get("id") == leaf.id)
         length = int(parent.children[ci].get("len", 0)) or sum(tf.values())
-        data = self._raw(parent)
-        groups = _Groups(data)
-        words = groups.child_terms(ci)  # the leaf's terms, as the tree holds them
+        edit = self._edit(parent)
+        # the leaf's terms as the tree holds them (its exact counts add up to its length)
+        words = edit.child_terms(ci, tf, int(parent.children[ci].get("len", 0)))
         for term in words:
-            groups.replace(term, ci, [])
-        data["children"][ci] = {"id": "", "layer": 0, GONE: 1, "domain": leaf.domain,
-                                "n_leaves": 0, "total_len": 0, "len": 0}
-        changed = self._write(data, groups)
+            edit.replace(term, ci, [])
+        edit.data["children"][ci] = {"id": "", "layer": 0, GONE: 1, "domain": leaf.domain,
+                                     "n_leaves": 0, "total_len": 0, "len": 0}
+        changed = self._write(edit)
         for branch in reversed(path[:-1]):
-            data = self._raw(branch)
-            groups = _Groups(data)
-            ci = next(i for i, c in enumerate(data["children"]) if c.get("id") == changed.id)
+            edit = self._edit(branch)
+            children = edit.data["children"]
+            ci = next(i for i, c in enumerate(children) if c.get("id") == changed.id)
             for term in words:
                 sigs = changed.band_signatures(term)
-                groups.replace(term, ci, [(band, *sig) for band, sig in sorted(sigs.items())])
-            entry = data["children"][ci]
+                edit.replace(term, ci, [(band, *sig) for band, sig in sorted(sigs.items())])
+            entry = children[ci]
             fresh = top_entry_of_branch(changed.data)
             entry.update({k: v for k, v in fresh.items() if k in entry or k == "scopes"})
             if "scopes" not in fresh:
                 entry.pop("scopes", None)
-            changed = self._write(data, groups)
+            changed = self._write(edit)
         for i, entry in enumerate(top):
             if entry["id"] == changed.id:
                 top[i] = top_entry_of_branch(changed.data)
@@ -187,19 +113,16 @@ class Pruner:
         self._count_out(root, leaf.domain, length)
         return True
 
-    def _raw(self, branch: Branch) -> dict[str, Any]:
-        """The branch file as written (the cached object no longer holds its groups)."""
-        try:
-            data = files.read_json(self.store.branch_path(branch.id, branch.layer))
-        except (OSError, ValueError) as exc:
-            raise DamagedFileError(f"branch {branch.id} cannot be read ({exc})") from exc
-        if not isinstance(data, dict) or not isinstance(data.get("terms"), dict):
-            raise DamagedFileError(f"branch {branch.id} has no terms")
-        return data
+    @staticmethod
+    def _edit(branch: BranchBase) -> BranchEdit:
+        """An edit of ``branch``; one of the first format is rewritten in the current one."""
+        if not isinstance(branch, PackedBranch):
+            branch = branch_file.convert(branch)
+        return BranchEdit(branch)
 
-    def _write(self, data: dict[str, Any], groups: _Groups) -> Branch:
+    def _write(self, edit: BranchEdit) -> PackedBranch:
         """Counts, dates, scopes and summary from the children left; then the file."""
-        groups.finish()
+        data = edit.data
         live = live_children(data["children"])
         data["n_leaves"] = sum(int(c.get("n_leaves", 1)) for c in live)
         data["total_len"] = sum(int(c.get("total_len", 0)) for c in live)
@@ -216,7 +139,8 @@ class Pruner:
             data["keywords"] = summary.keywords
         else:
             data["title"], data["summary"], data["keywords"] = "", "", []
-        return self.store.write_branch(data)
+        blob = edit.encode()
+        return self.store.write_branch_file(data["id"], int(data["layer"]), blob, edit.decoded)
 
     @staticmethod
     def _count_out(root: dict[str, Any], domain: str, length: int) -> None:
@@ -228,35 +152,44 @@ class Pruner:
             if not dom["n_leaves"]:
                 del root["domains"][domain]
 
-    def _path(self, root: dict[str, Any], leaf: Leaf, tf: Counter[str]) -> list[Branch] | None:
-        """The branches from a top node down to the leaf's parent, or None."""
+    def _path(self, root: dict[str, Any], leaf: Leaf, tf: Counter[str]) -> list[BranchBase] | None:
+        """The branches from a top node down to the leaf's parent, or None.
+
+        First only children holding the probes in the leaf's own length band are followed
+        (a branch keeps a term's statistics per band, and the leaf's band holds all of its
+        terms); if the tree does not count the leaf as it is counted now, every band."""
         probes = sorted(tf, key=lambda t: (-len(t), t))[:PROBES]
-        for entry in root["top"]:
-            if entry["domain"] == leaf.domain and int(entry["layer"]) > 0:
-                found = self._descend(entry["id"], int(entry["layer"]), leaf.id, probes)
-                if found is not None:
-                    return found
+        for band in (length_band(sum(tf.values())), None):
+            for entry in root["top"]:
+                if entry["domain"] == leaf.domain and int(entry["layer"]) > 0:
+                    found = self._descend(entry["id"], int(entry["layer"]), leaf, probes, band)
+                    if found is not None:
+                        return found
         return None
 
-    def _descend(self, node_id: str, layer: int, target: str,
-                 probes: list[str]) -> list[Branch] | None:
+    def _descend(self, node_id: str, layer: int, leaf: Leaf, probes: list[str],
+                 band: int | None) -> list[BranchBase] | None:
         branch, _ = self.store.branch(node_id, layer)
+        bits = branch.band_bits
+        low = (1 << bits) - 1 if band is not None and bits else 0
         kids: set[int] | None = None
         for term in probes:
             g = branch.groups(term)
             if g is None:
                 return None
-            has = {g[k] >> branch.band_bits for k in range(0, len(g), 4)}
+            has = {g[k] >> bits for k in range(0, len(g), 4) if not low or g[k] & low == band}
             kids = has if kids is None else kids & has
             if not kids:
                 return None
-        order = sorted(kids) if kids is not None else range(len(branch.children))
+        order = sorted(kids) if kids is not None else list(range(len(branch.children)))
+        # the branch its header names as its parent first (it is right unless stale)
+        order.sort(key=lambda ci: branch.children[ci].get("id") != leaf.parent)
         for ci in order:
             child = branch.children[ci]
-            if child.get("id") == target:
+            if child.get("id") == leaf.id:
                 return [branch]
             if int(child["layer"]) > 0:
-                below = self._descend(child["id"], int(child["layer"]), target, probes)
+                below = self._descend(child["id"], int(child["layer"]), leaf, probes, band)
                 if below is not None:
                     return [branch, *below]
         return None

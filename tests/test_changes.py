@@ -69,13 +69,21 @@ LATER = [
     ("Infra is provisioned with CloudFormation.",
      "We rewrote the infra in Terraform and deleted the CloudFormation stacks.",
      "how is infra provisioned?", "Terraform"),
-]
-# Known misses of the later set, kept as strict xfails: the change and the old value are
-# in different clauses ("CI is on GitHub Actions now; we turned Travis off"); the later
-# memory does not match the question's word ("formatter" / "format").
-MISSED = [
+    # missed when measured (a verb with its object inside: "turned Travis off"); found
+    # since phrasal verbs may hold their object
     ("Our CI runs on Travis.", "CI is on GitHub Actions now; we turned Travis off in May.",
      "where does CI run?", "GitHub Actions"),
+]
+# Written with the refinements after the measurement (arrows, "from X to"), read.
+MORE = [
+    ("Billing DB is Postgres.", "Billing DB: Postgres -> CockroachDB, done on Friday.",
+     "what is the billing DB?", "CockroachDB"),
+    ("The services run Python 3.10.", "Services went from Python 3.10 to 3.12 this week.",
+     "which Python do the services run?", "3.12"),
+]
+# Known miss of the later set, kept as a strict xfail: the later memory does not match the
+# question's word ("formatter" / "format").
+MISSED = [
     ("We format Python with black.",
      "Dropped black in favour of ruff format for the whole monorepo.",
      "which formatter do we use for Python?", "ruff"),
@@ -97,6 +105,9 @@ TRAPS = [
     ("We use Postgres for billing.",
      "We plan to switch billing from Postgres to CockroachDB if the load keeps growing.",
      "which database does billing use?", "We use Postgres"),
+    ("We chose Postgres for billing.",
+     "Now that billing runs on Postgres, invoices are faster.",
+     "what do we use for billing?", "We chose Postgres"),
 ]
 
 
@@ -110,7 +121,7 @@ def store(tmp_path: Path, old: str, new: str, same_day: bool) -> Memory:
 
 
 @pytest.mark.parametrize("same_day", [False, True], ids=["months-apart", "same-day"])
-@pytest.mark.parametrize("case", CHANGES + LATER, ids=lambda c: c[2] if isinstance(c, str)
+@pytest.mark.parametrize("case", CHANGES + LATER + MORE, ids=lambda c: c[2] if isinstance(c, str)
                          else None)
 def test_the_change_leads_and_what_it_changed_is_flagged(tmp_path: Path, case: tuple,
                                                          same_day: bool) -> None:

@@ -16,12 +16,14 @@ CUE = re.compile(
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing)|replac(?:ed|ing)|swap(?:ped|ping)"
     r"|chang(?:ed|ing)|convert(?:ed|ing)|port(?:ed|ing)|rewr(?:ote|itten)|upgrad(?:ed|ing)"
     r"|downgrad(?:ed|ing)|dropp(?:ed|ing)|ditch(?:ed|ing)|retir(?:ed|ing)|deprecat(?:ed|ing)"
-    r"|turned\s+off|shut\s+down|removed|deleted|got\s+rid\s+of|stopped\s+using|went\s+with"
+    r"|turned\s+(?:\S+\s+){0,3}?off|shut\s+(?:\S+\s+){0,3}?down|switched\s+(?:\S+\s+){0,3}?off"
+    r"|replaces|gone|removed|deleted|got\s+rid\s+of|stopped\s+using|went\s+with"
+    r"|from\s+\S+(?:\s+\S+)?\s+to|de\s+\S+(?:\s+\S+)?\s+a"
     r"|no\s+longer|not\s+any\s*more|any\s*more|in\s+favou?r\s+of|instead(?:\s+of)?|is\s+now"
     r"|are\s+now|now|nowadays|these\s+days|from\s+now\s+on"
     r"|cambi(?:amos|e|o|ado|ada)|migr(?:amos|e|o|ado|ada)|reemplaz\w*|sustitu\w*"
     r"|pasamos|movimos|mudamos|trasladamos|dejamos|deje|eliminamos|quitamos|borramos"
-    r"|ya\s+no|ahora|en\s+(?:lugar|vez)\s+de)\b")
+    r"|ya\s+no|ahora|en\s+(?:lugar|vez)\s+de)\b|->|\u2192")  # (an arrow: "Postgres -> CockroachDB")
 
 # Where the old value stands in a change: "from X", "replaced X", "instead of X", "off X",
 # "dropped X", "de X a", "en lugar de X" (the word right after).
@@ -56,4 +58,4 @@ STILL = re.compile(
 
 # Where a note's clauses end: a change and a mention of something else said in one note
 # ("Moved the standup to 10:00; Redis upgrade went fine") are judged apart.
-CLAUSE = re.compile(r"[.;!?\n]+|\s+(?:but|pero)\s+")
+CLAUSE = re.compile(r"[.;!?]+(?=\s|$)|\n+|\s+(?:but|pero)\s+")  # (not the dot of "3.12")

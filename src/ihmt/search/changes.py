@@ -99,7 +99,11 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
             if old.outdated or not later or not set(old.matched) & set(new.matched):
                 continue
             values = (o.words & n.changed) - terms - n.kept - o.gone
-            if not values & (o.names | n.names | n.gone):
+            # A value said where the old one stands ("from yarn"), or a name of both that
+            # the later memory replaces with a name of its own: a memory naming only what
+            # the earlier one named ("now that billing runs on Postgres ...") confirms it.
+            fresh = n.names - o.words - terms
+            if not (values & n.gone or (fresh and values & (o.names | n.names))):
                 continue
             old.outdated = True
             old.notices.append(f"changed by a later memory ({new.id}, "

@@ -22,6 +22,10 @@ match a query word in common, the change must be dated after the other (or saved
 on the same day), a value said to continue ("billing stays on Postgres", "the Redis
 upgrade went fine") links nothing, and an earlier memory that already said the value went
 away is not its version.
+
+Cost: nothing when no excerpt of the first :data:`WINDOW` hits holds a word of change
+(the excerpts come with the hits; a change said only past a long memory's excerpt is not
+seen); otherwise those memories are read, and for a same-day pair their save times.
 """
 
 from __future__ import annotations
@@ -77,12 +81,16 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
     index terms; ``saved_at(id)``: when a memory was saved (orders a same-day pair);
     ``excerpt(hit)``: the later memory as the flag quotes it."""
     look = [h for h in hits[:WINDOW] if h.matched]
-    if len(look) < 2:
+    # Most answers hold no word of change: their excerpts (no leaf read) say so.
+    if len(look) < 2 or not any(CUE.search(fold(h.excerpt or h.title)) for h in look):
         return hits
     notes = {h.id: _read(h.text, stemmer) for h in look}
     if not any(n.changed for n in notes.values()):
         return hits
-    when = {h.id: (h.date or "", saved_at(h.id)) for h in look}
+    days = [h.date or "" for h in look]
+    tied = {d for d in days if days.count(d) > 1}  # only a same-day pair needs the hour
+    when = {h.id: (h.date or "", saved_at(h.id) if (h.date or "") in tied else "")
+            for h in look}
     # (of a same-second pair, the one saying a change is taken as the later)
     order = sorted(look, key=lambda h: (when[h.id], bool(notes[h.id].changed)))
     out = list(hits)

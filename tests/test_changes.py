@@ -185,3 +185,26 @@ def test_the_cli_shows_the_flag(tmp_path: Path) -> None:
     assert first.startswith("FOUND")
     assert proc.stdout.index("GitHub Actions") < proc.stdout.index("Deploys go through Jenkins")
     assert "OUTDATED" in proc.stdout
+
+
+def test_a_projects_change_outdates_nothing_of_another_scope(tmp_path: Path) -> None:
+    # The user's own habit (global) is not changed by what one repository switched to;
+    # nor is another repository's memory.
+    path = tmp_path / "s"
+    with Memory.open(path, create=True, project="github.com/acme/a") as m:
+        for note in NOTES:
+            m.save(note, date="2026-01-01")
+        m.save("In my own projects the session cache is always Redis.", date="2026-03-01",
+               scope="global")
+        m.save("The session cache of this repo is Redis.", date="2026-03-01", scope="project")
+    with Memory.open(path, project="github.com/acme/b") as m:
+        m.save("Session cache in this repo is now Memcached, Redis was dropped.",
+               date="2026-11-01", scope="project")
+    with Memory.open(path, project="github.com/acme/b") as m:
+        res = m.search("what is the session cache?")
+        assert any(h.text.startswith("Session cache in this repo is now") for h in res.hits)
+        mine = next(h for h in res.hits if h.text.startswith("In my own projects"))
+        assert not mine.outdated
+    with Memory.open(path, project="github.com/acme/a") as m:
+        res = m.search("what is the session cache?")
+        assert not any(h.outdated for h in res.hits if not h.foreign)

@@ -18,7 +18,8 @@ asked for, is the shared subject. The later memory then leads the earlier, which
 flagged with it, and so no longer counts as a rival answer.
 
 It stays conservative where a wrong link would hide a true memory: both memories must
-match a query word in common, the change must be dated after the other (or saved after it
+be of one scope (a project's change says nothing of another project's memory) and match
+a query word in common, the change must be dated after the other (or saved after it
 on the same day), a value said to continue ("billing stays on Postgres", "the Redis
 upgrade went fine") links nothing, and an earlier memory that already said the value went
 away is not its version.
@@ -104,7 +105,9 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
             # later, unless both say one.
             later = when[old.id] < when[new.id] or (when[old.id] == when[new.id]
                                                    and not o.changed)
-            if old.outdated or not later or not set(old.matched) & set(new.matched):
+            # (one project's change says nothing of another's memory, nor of the user's)
+            if old.outdated or not later or old.scope != new.scope \
+                    or not set(old.matched) & set(new.matched):
                 continue
             values = (o.words & n.changed) - terms - n.kept - o.gone
             # A value said where the old one stands ("from yarn"), or a name of both that

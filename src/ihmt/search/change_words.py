@@ -31,9 +31,19 @@ OLD_SLOT = re.compile(
     r"\b(?:from|off|replac(?:ed|ing)|instead\s+of|dropp(?:ed|ing)|ditch(?:ed|ing)"
     r"|retir(?:ed|ing)|stopped\s+using|no\s+longer\s+(?:use|using|keep|run|on|in|with)"
     r"|got\s+rid\s+of|reemplazamos|sustituimos|dejamos(?:\s+de\s+usar)?"
-    r"|en\s+(?:lugar|vez)\s+de|ya\s+no\s+(?:usamos|mandamos|enviamos|tenemos))\s+"
+    r"|en\s+(?:lugar|vez)\s+de|ya\s+no\s+(?:usamos|tenemos))\s+"
     r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+|a\s+)?(\w[\w.+#-]*)"
     r"|\bde\s+(\w[\w.+#-]*)\s+a\b")  # "de MySQL a Postgres"
+
+# Where the new value stands: "switched to UTC", "replaced X with Y", "X -> Y", "por Y".
+NEW_SLOT = re.compile(
+    r"(?:\b(?:to|into|onto|with|by|por|hacia|a)|->|\u2192)\s+(?:the\s+|el\s+|la\s+|los\s+"
+    r"|las\s+|our\s+)?(\w[\w.+#-]*)")
+# A clause that says what went away ("ya no mandamos los logs a Papertrail"): its "a X" is
+# no new value.
+GONE_WORDS = re.compile(
+    r"\b(?:no\s+longer|ya\s+no|not|never|no\s+more|any\s*more|dropp(?:ed|ing)|removed"
+    r"|retired|deleted|turned\s+(?:\S+\s+){0,3}?off|dejamos)\b")
 
 # A change that did not happen, or not yet: plans, wishes, conditions, attempts undone
 # (looked for before the change's own word: "Postgres could not scale" after it is a reason).

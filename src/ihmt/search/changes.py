@@ -19,7 +19,8 @@ flagged with it, and so no longer counts as a rival answer.
 
 It stays conservative where a wrong link would hide a true memory: both memories must
 be of one scope (a project's change says nothing of another project's memory) and match
-a query word in common, the change must be dated after the other (or saved after it
+a query word in common (every word the earlier one matched, when the fact timeline tracks
+the earlier one; memories the timeline links are left to it), the change must be dated after the other (or saved after it
 on the same day), a value said to continue ("billing stays on Postgres", "the Redis
 upgrade went fine") links nothing, and an earlier memory that already said the value went
 away is not its version.
@@ -37,7 +38,7 @@ from dataclasses import dataclass, field
 
 from ..model import Hit
 from ..text import clip_shown, fold, tokenize
-from .change_words import CLAUSE, CUE, FUTURE, NOT_DONE, OLD_SLOT, STILL
+from .change_words import CLAUSE, CUE, FUTURE, GONE_WORDS, NEW_SLOT, NOT_DONE, OLD_SLOT, STILL
 
 WINDOW = 8  # hits looked at: the versions of one answer rank close together
 _WORD = re.compile(r"[\w][\w.+#-]*")
@@ -50,9 +51,11 @@ class _Note:
 
     words: set[str] = field(default_factory=set)  # its index terms
     names: set[str] = field(default_factory=set)  # terms of the words that read as names
+    values: set[str] = field(default_factory=set)  # the names that are no short acronym
     changed: set[str] = field(default_factory=set)  # terms of its clauses saying a change
     kept: set[str] = field(default_factory=set)  # terms of its clauses saying "still"
     gone: set[str] = field(default_factory=set)  # terms said in the old value's place
+    new: set[str] = field(default_factory=set)  # terms said in the new value's place
 
 
 def _read(text: str, stemmer: str) -> _Note:
@@ -62,12 +65,18 @@ def _read(text: str, stemmer: str) -> _Note:
         start = m.start() == 0 or bool(_SENTENCE_END.search(text[:m.start()]))
         if any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:]) or \
                 (w[0].isupper() and not start):
-            note.names.update(tokenize(w, stemmer))
+            whole = tokenize(w, stemmer)[:1]  # "OpenSearch" is one name, not "search"
+            note.names.update(whole)
+            if not (w.isupper() and len(w) <= 4):  # "CI", "API", "DB" may be a subject
+                note.values.update(whole)
     for clause in CLAUSE.split(fold(text)):
         if STILL.search(clause):
             note.kept.update(tokenize(clause, stemmer))
         for slot in OLD_SLOT.finditer(clause):
             note.gone.update(tokenize(slot.group(1) or slot.group(2) or "", stemmer))
+        if not GONE_WORDS.search(clause):  # "switched to UTC": UTC is no old value
+            for slot in NEW_SLOT.finditer(clause):
+                note.new.update(tokenize(slot.group(1), stemmer))
         cue = CUE.search(clause)
         if cue is None or FUTURE.search(clause) or NOT_DONE.search(clause, 0, cue.start()):
             continue
@@ -76,11 +85,14 @@ def _read(text: str, stemmer: str) -> _Note:
 
 
 def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
-                  saved_at: Callable[[str], str], excerpt: Callable[[Hit], str]) -> list[Hit]:
+                  saved_at: Callable[[str], str], excerpt: Callable[[Hit], str],
+                  facts_of: Callable[[str], frozenset[str]] = lambda _id: frozenset()
+                  ) -> list[Hit]:
     """``hits`` with each later memory that says it changed an earlier one right before
     that one, which is flagged outdated (see the module docstring). ``terms``: the query's
     index terms; ``saved_at(id)``: when a memory was saved (orders a same-day pair);
-    ``excerpt(hit)``: the later memory as the flag quotes it."""
+    ``excerpt(hit)``: the later memory as the flag quotes it; ``facts_of(id)``: the
+    timeline's ``subject::attribute`` keys a memory states."""
     look = [h for h in hits[:WINDOW] if h.matched]
     # Most answers hold no word of change: their excerpts (no leaf read) say so.
     if len(look) < 2 or not any(CUE.search(fold(h.excerpt or h.title)) for h in look):
@@ -101,6 +113,12 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
             continue
         for old in order[:i]:
             o = notes[old.id]
+            # Two memories the timeline holds as statements of one attribute about two
+            # subjects are about two things ("the Vega service switched its login to
+            # Auth0" is no news of Delta's); of one subject, the timeline links them.
+            attrs = {k.split("::", 1)[-1] for k in facts_of(old.id)}
+            if attrs & {k.split("::", 1)[-1] for k in facts_of(new.id)}:
+                continue
             # Saved in the same second (a paste of notes): the one saying a change is the
             # later, unless both say one.
             later = when[old.id] < when[new.id] or (when[old.id] == when[new.id]
@@ -109,7 +127,13 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
             if old.outdated or not later or old.scope != new.scope \
                     or not set(old.matched) & set(new.matched):
                 continue
-            values = (o.words & n.changed) - terms - n.kept - o.gone
+            # The subject: a word of the question both match that is no value of either
+            # ("billing"; not "Cloud" of "Cloud Run", which two decisions about two
+            # services may both name).
+            if not (set(old.matched) & set(new.matched)) - (o.values | n.values | o.gone
+                                                              | n.gone):
+                continue
+            values = (o.words & n.changed) - terms - n.kept - o.gone - n.new
             # A value said where the old one stands ("from yarn"), or a name of both that
             # the later memory replaces with a name of its own: a memory naming only what
             # the earlier one named ("now that billing runs on Postgres ...") confirms it.

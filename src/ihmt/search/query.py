@@ -90,7 +90,8 @@ class Searcher:
                                      stemmer=stem, current=current)
         if not period:  # a change said in words leads what it changed (and is flagged)
             hits = changes_first(hits, terms=set(words), stemmer=stem,
-                                 saved_at=self._saved_at, excerpt=quote)
+                                 saved_at=self._saved_at, excerpt=quote,
+                                 facts_of=self.timeline.keys_of)
         result.hits = scoped.in_scope_first(hits)
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value)

@@ -336,8 +336,9 @@ def order_group(group: list[Hit], lead: Hit, period: tuple[str, str] | None,
     lead.score = top * 2 + 1.0
     for i, h in enumerate(rest):
         h.score = top * 1.5 - i * 1e-3
-    for h in group:
-        if h is newest or (h.date or "") >= (newest.date or ""):
+    later = group.index(newest)  # (members are in date order, a same day's as saved)
+    for h in group[:later]:
+        if (h.date or "") > (newest.date or ""):
             continue
         note = (f"possibly outdated: a later memory ({newest.when}) says: "
                 f"{clip_shown(newest.text, 100)}")

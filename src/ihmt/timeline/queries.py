@@ -187,6 +187,12 @@ class TimelineQueries:
             mark = self._outdated.get(leaf_id)
             return mark[0] if mark else None
 
+    def keys_of(self, leaf_id: str) -> frozenset[str]:
+        """The ``subject::attribute`` keys of the statements ``leaf_id`` is the source of."""
+        with self._lock:
+            self._ensure_loaded()
+            return frozenset(self._by_source.get(leaf_id, ()))
+
     def implicit(self, leaf_id: str) -> bool:
         """Whether the latest mark on ``leaf_id`` was inferred rather than told."""
         with self._lock:

@@ -290,6 +290,29 @@ def test_claude_code_reads_the_portable_mcp_json(dirs) -> None:
     assert "ihmt-memory" in listed.stdout, listed
 
 
+def test_claude_code_connects_to_the_user_scope_install(dirs) -> None:
+    # The default install (user scope, absolute paths): Claude Code's own CLI finds the
+    # server in ~/.claude.json and starts it (its health check says Connected).
+    claude = shutil.which("claude")
+    if claude is None:
+        pytest.skip("the 'claude' CLI is not installed here (npm i -g @anthropic-ai/"
+                    "claude-code), so Claude Code's own reading of ~/.claude.json is unchecked")
+    home, project = dirs
+    r = _cli(home, project, "install", "claude-code")
+    assert r.returncode == 0, r.stderr
+    env = _env(home)
+    env["PATH"] = os.pathsep.join([str(Path(claude).parent), "/usr/bin", "/bin"])
+    got = subprocess.run([claude, "mcp", "get", "ihmt-memory"], cwd=project, env=env,
+                         capture_output=True, text=True, timeout=180)
+    assert got.returncode == 0 and "Connected" in got.stdout, got
+    assert "User config" in got.stdout
+    removed = _cli(home, project, "uninstall", "claude-code")
+    assert removed.returncode == 0, removed.stderr
+    gone = subprocess.run([claude, "mcp", "get", "ihmt-memory"], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=180)
+    assert gone.returncode != 0 or "ihmt-memory" not in gone.stdout, gone
+
+
 # ---------------------------------------------------------------------- help and errors
 @pytest.mark.parametrize("command", ["install", "uninstall", "print-config", "doctor"])
 def test_every_installer_command_answers_help(command: str, dirs) -> None:

@@ -272,11 +272,17 @@ def test_a_given_home_is_written_and_said(dirs, tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------- Claude Code's own CLI
-def test_claude_code_reads_the_portable_mcp_json(dirs) -> None:
+def _claude(what: str) -> str:
+    """The real Claude Code CLI, or a skip that says what goes unchecked without it."""
     claude = shutil.which("claude")
     if claude is None:
-        pytest.skip("the 'claude' CLI is not installed here, so Claude Code's own reading "
-                    "of .mcp.json cannot be checked")
+        pytest.skip(f"the 'claude' CLI is not installed here (npm i -g @anthropic-ai/"
+                    f"claude-code), so Claude Code's own reading of {what} is unchecked")
+    return claude
+
+
+def test_claude_code_reads_the_portable_mcp_json(dirs) -> None:
+    claude = _claude(".mcp.json")
     home, project = dirs
     r = _cli(home, project, "install", "claude-code", "--scope", "project", "--portable")
     assert r.returncode == 0, r.stderr
@@ -293,10 +299,7 @@ def test_claude_code_reads_the_portable_mcp_json(dirs) -> None:
 def test_claude_code_connects_to_the_user_scope_install(dirs) -> None:
     # The default install (user scope, absolute paths): Claude Code's own CLI finds the
     # server in ~/.claude.json and starts it (its health check says Connected).
-    claude = shutil.which("claude")
-    if claude is None:
-        pytest.skip("the 'claude' CLI is not installed here (npm i -g @anthropic-ai/"
-                    "claude-code), so Claude Code's own reading of ~/.claude.json is unchecked")
+    claude = _claude("~/.claude.json")
     home, project = dirs
     r = _cli(home, project, "install", "claude-code")
     assert r.returncode == 0, r.stderr

@@ -301,3 +301,31 @@ def test_the_bleed_benchmark_small_run(capsys: pytest.CaptureFixture[str]) -> No
     assert scoped["other_projects_labelled"] == 1.0
     rules = result["default_scope"]
     assert rules["ihmt default_scope"]["accuracy"] > rules["always project"]["accuracy"]
+
+
+def test_a_version_group_holds_one_scope(tmp_path: Path) -> None:
+    """A team's CI is the repository's own: the user's side projects neither lead it nor
+    outdate it, and a repository's CI outdates nothing of the user's; where the user works
+    is the user's own, answered from global memories in every repository."""
+    store = tmp_path / "m"
+    a, b = "github.com/acme/a", "github.com/acme/b"
+    with Memory.open(store, create=True, project=a) as m:
+        m.save("This repo's CI runs on Jenkins.", date="2025-03-01", scope="project")
+        m.save("I moved all my personal side projects' CI to GitHub Actions.",
+               date="2026-05-01", scope="global")
+        m.save("I work at Globex as a backend developer.", date="2025-01-01", scope="global")
+    with Memory.open(store, project=b) as m:
+        m.save("In this repo CI runs on Buildkite.", date="2026-06-01", scope="project")
+        m.save("The Hooli offer letter for this repo's contractor role came today.",
+               date="2026-07-01", scope="project")
+    with Memory.open(store, project=a) as m:
+        res = m.search("what CI do we use?")
+        assert res.status == "FOUND" and "Jenkins" in res.best.text
+        assert not any(h.outdated for h in res.hits)
+    with Memory.open(store, project=b) as m:
+        res = m.search("what CI do we use?")
+        assert res.status == "FOUND" and "Buildkite" in res.best.text
+        mine = next(h for h in res.hits if "side projects" in h.text)
+        assert not mine.outdated
+        res = m.search("where do I work?")
+        assert "Globex" in res.best.text and not res.best.outdated

@@ -150,6 +150,8 @@ class Searcher:
         group = topic.version_group(about, sources, hit_for, self._saved_at,
                                     attribute=attribute, vocab=vset,
                                     ambiguous=topic.ambiguous_terms(attribute, stem))
+        personal = attribute in topic.PERSONAL
+        group = scoped.one_scope(group, view, personal)
         if not group:
             return None
         annotate(group, self.timeline, self.excerpt)
@@ -161,6 +163,9 @@ class Searcher:
         found = scoped.label(_hits(self.descend(tokenize(" ".join(named), stem),
                                                 topic.MAX_GROUP, flt), loader), view, root) \
             if named else []
+        scopes = {h.scope for h in group}
+        if view is not None and view.project and len(scopes) == 1:  # and so the versions
+            found = [h for h in found if h.scope in scopes]  # found by name: one scope
         newer = topic.later_by_name(group, can, found)
         if newer:
             annotate(newer, self.timeline, self.excerpt)

@@ -100,3 +100,21 @@ def settle(result: SearchResult, view: ScopeView | None) -> None:
         result.message = ("nothing in this project's or the global memories matches; the "
                           "closest entries belong to other projects (search with scope "
                           "'all' to answer from them)")
+
+
+def one_scope(group: list[Hit], view: ScopeView | None, personal: bool) -> list[Hit]:
+    """The members of a version group (:mod:`ihmt.search.topic`) that are versions of one
+    fact: of one scope. The user's own state (``personal``: where they work or live) is
+    global, so its global members, where there are any; a team's (its CI, its Python) is
+    the current project's where it has members, else the global ones. So a repository's
+    CI does not lead, nor outdate, the user's own memories, and the user's side projects
+    do not outdate a repository's. Without a project, or when no member is of the scope
+    preferred, the group as it is."""
+    if view is None or not view.project:
+        return group
+    order = (GLOBAL, view.project) if personal else (view.project, GLOBAL)
+    for scope in order:
+        mine = [h for h in group if h.scope == scope]
+        if mine:
+            return mine
+    return group

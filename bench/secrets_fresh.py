@@ -81,7 +81,7 @@ SECRETS: list[tuple[str, str]] = [
                           "RootManageSharedAccessKey;SharedAccessKey=«⟦b64:43⟧=»"),
     ("gcp_service_account", '{\n  "type": "service_account",\n  "project_id": "acme-prod",\n'
                             '  "private_key_id": "⟦hex:40⟧",\n  "private_key": '
-                            '"«⟦pemj:PRIVATE KEY⟧»",\n  "client_email": '
+                            '"«⟦pemj:PRIVATE KEY⟧»\\n",\n  "client_email": '
                             '"ci@acme-prod.iam.gserviceaccount.com"\n}'),
     ("google_api_key", "GOOGLE_API_KEY=«AIza⟦b64u:35⟧»"),
     ("google_oauth_secret", '{"installed":{"client_id":"⟦dig:12⟧-⟦low:32⟧.apps.googleusercontent'
@@ -117,7 +117,7 @@ SECRETS: list[tuple[str, str]] = [
     ("slack_token", "SLACK_BOT_TOKEN=«xoxb-⟦dig:12⟧-⟦dig:13⟧-⟦b62:24⟧»"),
     ("slack_token", "user token for the export script: «xoxp-⟦dig:12⟧-⟦dig:12⟧-⟦dig:13⟧-⟦hex:32⟧»"),
     ("slack_webhook", 'webhook_url: "https://hooks.slack.com/services/T⟦up:8⟧/B⟦up:10⟧/«⟦b62:24⟧»"'),
-    ("discord_token", "bot.run('«M⟦b62:25⟧.⟦b64u:6⟧.⟦b64u:38⟧»')"),
+    ("discord_token", "bot.run('«⟦discord⟧.⟦b64u:6⟧.⟦b64u:38⟧»')"),
     ("discord_webhook", "alerts go to https://discord.com/api/webhooks/⟦dig:19⟧/«⟦b64u:68⟧»"),
     ("telegram_token", "TELEGRAM_BOT_TOKEN=«⟦dig:10⟧:AA⟦b64u:33⟧»"),
     ("telegram_token", "BotFather gave me «⟦dig:10⟧:AA⟦b64u:33⟧» for @acme_alerts_bot"),
@@ -167,7 +167,7 @@ SECRETS: list[tuple[str, str]] = [
     ("private_key", "«⟦pem:OPENSSH PRIVATE KEY:7⟧»"),
     ("private_key", "saved the ec key:\n«⟦pem:EC PRIVATE KEY:3⟧»"),
     ("private_key", "«⟦pgpsec⟧»"),
-    ("private_key", "tls:\n  crt: /etc/tls/tls.crt\n  key: |\n«⟦pemi:PRIVATE KEY:8⟧»"),
+    ("private_key", "tls:\n  crt: /etc/tls/tls.crt\n  key: |\n    «⟦pemi:PRIVATE KEY:8⟧»"),
     ("kubeconfig_key", "    client-key-data: «LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQo⟦b64:400⟧»"),
     ("k8s_secret_data", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\n"
                         "data:\n  username: YWRtaW4=\n  password: «⟦b64pw⟧»"),
@@ -643,9 +643,11 @@ def _fill(rng: random.Random, name: str, arg: str | None) -> str:
         return "\n".join(_pem(rng, label, int(lines)))
     if name == "pemi":
         label, lines = arg.rsplit(":", 1)
-        return "\n".join("    " + line for line in _pem(rng, label, int(lines)))
+        return "\n    ".join(_pem(rng, label, int(lines)))
     if name == "pemj":
-        return "\\n".join(_pem(rng, arg, 16)) + "\\n"
+        return "\\n".join(_pem(rng, arg, 16))
+    if name == "discord":  # base64 of the bot's numeric user id, then the rest
+        return _b64(str(rng.randrange(10**17, 10**19)).encode(), url=True)
     if name == "pgpsec":
         return "\n".join(["-----BEGIN PGP PRIVATE KEY BLOCK-----", "", "lQOYBF" + _draw(rng, _B64, 58),
                           *_wrap(_draw(rng, _B64, 64 * 10)), "=" + _draw(rng, _B64, 4),

@@ -7,10 +7,9 @@ from bisect import bisect_right
 from collections.abc import Iterator
 
 from . import context, shapes
-from .context import starts_word
 from .entropy import TOKEN, random_token
 from .model import Finding
-from .values import is_placeholder, preview
+from .values import is_placeholder, preview, starts_word
 
 _CASED = re.compile(r"[A-Z]+|[^\x00-\x7f]")
 

@@ -55,6 +55,14 @@ def is_public(value: str) -> bool:
     return value.startswith(PUBLIC_PREFIXES)
 
 
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+
+
+def starts_word(text: str, i: int) -> bool:
+    """True when position ``i`` does not continue a longer identifier or token."""
+    return i == 0 or text[i - 1] not in _WORD_CHARS
+
+
 # ---------------------------------------------------------------------- character classes
 def mixed(value: str) -> bool:
     """At least two of lower case, upper case and digits: random, not a word or a slug."""

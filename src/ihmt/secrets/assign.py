@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .values import is_placeholder, is_public, mixed, preview, switch_rate
+from .values import is_placeholder, is_public, mixed, preview, random_looking, switch_rate
 
 Found = tuple[str, int, int, str]
 
@@ -32,7 +32,7 @@ _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123
 # Group 1: separator, 2: quote, 3: quoted value, 4: bare value.
 _ASSIGN_TAIL = re.compile(
     r"[\"']?([ \t]*(?::[ \t]*[A-Za-z_][A-Za-z0-9_\[\], |.]{0,40}?[ \t]*=|:=|=>|=|:)(?!=)[ \t]*)"
-    r"(?:([\"'`])([^\"'`\n\r]{1,300})\2|([^\s\"'`,;)\]}=]{1,300}={0,2}))"
+    r"(?:([\"'`])([^\"'`\n\r]{1,4096})\2|([^\s\"'`,;)\]}=]{1,4096}={0,2}))"
 )
 _PASSWORD_KEY = re.compile(r"(?i)pass(?:word|wd|phrase)?|pwd|psk")
 # A value that names a secret rather than holding one ("api_key_name", "apiKey"); `key`
@@ -42,7 +42,17 @@ _NAMES_A_SECRET = re.compile(r"(?i:pass(?:word|wd)|secret|token|credential)|(?:^
 _TYPE_WORDS = {"str", "string", "int", "bytes", "bool", "optional", "any", "none", "secretstr",
                "text", "list", "dict", "object", "float", "number", "boolean", "char", "void"}
 IDENT_CHAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
-_TEMPLATE = re.compile(r"\$\{|\$\(|\{\{|\{%|%\(|^[$%{<(\[]|^[\w.]+\(|\)$")
+_TEMPLATE = re.compile(r"\$\{|\$\(|\{\{|\{%|%\(|^%\w+%$|^[{<(\[]|^[\w.]+\(|\)$")
+# A capitalised word inside a name: a type has two (``SecretStr``, ``PrivateKey``), a
+# password that starts with a capital (``Saffron7557_``) has one.
+_CAP_WORD = re.compile(r"[A-Z][a-z]")
+_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def secret_key_name(key: str) -> bool:
+    """True when ``key`` names a secret: ``DB_PASSWORD``, ``api-key``, and in camelCase
+    (``apiSecret``, ``PrivateKey``) read as its words."""
+    return bool(_SECRET_KEY_NAME.search(key) or _SECRET_KEY_NAME.search(_HUMP.sub("_", key)))
 
 
 _OBJECTS = frozenset(
@@ -52,8 +62,11 @@ _OBJECTS = frozenset(
 
 
 def reference(value: str) -> bool:
-    """``settings.API_KEY``, ``self.db.pw``: an attribute, not ``Dragon.winter20``."""
+    """``settings.API_KEY``, ``self.db.pw``: an attribute, not ``Dragon.winter20`` nor a
+    token made of dotted random parts (``sk.eyJ1Ijoi....``)."""
     parts = value.split(".")
+    if any(random_looking(p) for p in parts):
+        return False
     return (parts[0].lower() in _OBJECTS or any("_" in p or p.isupper() and len(p) > 1
                                                   for p in parts)
             or not any(c.isdigit() for c in parts[-1]))
@@ -74,22 +87,28 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
     while start > 0 and text[start - 1] in _KEY_CHARS and kw_end - start < 80:
         start -= 1
     key = text[start:kw_end].lstrip(".-_")
-    if not _SECRET_KEY_NAME.search(key):
+    if not secret_key_name(key):
         return None
-    if start > 0 and text[start - 1] in "{$%":
+    sigil = text[start - 1] if start > 0 else ""
+    if sigil and sigil in "{%":
         return None  # ${DB_PASSWORD:?unset}, %DB_PASSWORD%: a reference, not a value
     m = _ASSIGN_TAIL.match(text, kw_end)
     if m is None:
         return None
     sep = m.group(1)
+    if sigil == "$" and not ("=" in sep and m.group(3) is not None):
+        return None  # $DB_PASSWORD read in a shell; `$db_password = '...'` (PHP) is a value
     password = bool(_PASSWORD_KEY.search(key))
     kind = "password" if password else "credential"
     if m.group(3) is not None:
         value, start, end = m.group(3), m.start(3), m.end(3)
-        if is_placeholder(value) or re.search(r"\{[\w.\s]*\}|%[sdr]|\s", value):
-            return None  # f-strings, templates, prose in quotes
-        if _TEMPLATE.search(value):
-            return None
+        if is_placeholder(value) or re.search(r"\s", value):
+            return None  # prose in quotes
+        if not random_looking(value) and (re.search(r"\{[\w.]*\}|%[sdr]", value)
+                                          or _TEMPLATE.search(value)):
+            return None  # f-strings, templates, format strings
+        if m.group(2) != "'" and re.match(r"\$[A-Za-z_{(]", value):
+            return None  # "$DB_PASS" expands in a shell; '$...' does not
         if _NAMES_A_SECRET.search(value) and not any(c.isdigit() for c in value):
             return None  # "challengePassword", "api_key_name": names, not values
         if value.rstrip("?").lower() in _TYPE_WORDS:
@@ -98,21 +117,23 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
         value, start, end = m.group(4), m.start(4), m.end(4)
         if text[kw_end - len(key) - 1: kw_end - len(key)] in ("?", "&"):
             value = value.split("&", 1)[0]  # a URL query: `&` starts the next parameter
-        value = value.rstrip(".:")  # prose: "the password is in the vault: see below."
+        value = _trim_end(text, value, start, kw_end - len(key))
         end = start + len(value)
         bare = value.rstrip("?")  # "string?" in a schema
         if not bare or is_placeholder(bare) or bare.lower() in _TYPE_WORDS:
             return None
-        if _TEMPLATE.search(value) or re.search(r"[\[\]{}<>]", value):
+        if _TEMPLATE.search(value) or re.match(r"\$[A-Za-z_{(]", value) or re.search(
+                r"[\[\]{}<>]", value):
             return None  # a call, an index, a template, an env reference
         key_start = kw_end - len(key)
         q = text[key_start - 1: key_start] if key_start > 0 else ""
-        if q in ("'", '"') and text[end: end + 1] == q:
+        if q in ("'", '"') and text[end: end + 1] == q and sep == sep.strip():
             return None  # "passwd:gecos": one string literal, not an assignment
-        if IDENT_CHAIN.fullmatch(value):
+        if IDENT_CHAIN.fullmatch(value) and not random_looking(value):
             if _NAMES_A_SECRET.search(value) or "." in value and reference(value):
                 return None  # settings.API_KEY, ssl_keyfile_password=ssl_keyfile_password
-            if "=" not in sep and value[0].isupper() and switch_rate(value) < 0.3:
+            if ("=" not in sep and value[0].isupper() and switch_rate(value) < 0.3
+                    and len(_CAP_WORD.findall(value)) >= 2):
                 return None  # `private_key: Ed25519PrivateKey`: a type annotation
             if sum(c.isdigit() for c in value) < 3:
                 rest = text[end: end + 60].split("\n", 1)[0]
@@ -124,7 +145,8 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
                     return None  # a variable, a type annotation, a sentence
         if value.isdigit() and len(value) < 6:
             return None
-        if "/" in value and not password and re.search(r"[a-z]{3,}/[a-z]{3,}", value):
+        if ("/" in value and not password and re.search(r"[a-z]{3,}/[a-z]{3,}", value)
+                and not random_looking(value)):
             return None  # app.kubernetes.io/name, a path
     if is_public(value):
         return None
@@ -134,3 +156,21 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
         return None  # token = "return" in a lexer, secret = "session" in a config
     shown = key + sep.strip()[:1]
     return kind, start, end, shown + preview(value)
+
+
+def _trim_end(text: str, value: str, start: int, key_start: int) -> str:
+    """A bare value without the full stop or colon that ends a sentence ("the password is
+    in the vault: see below."), kept where it cannot end one: inside a structure (before a
+    connection string's `;` or a query's `&`) or at the end of a config line that the key
+    begins, where a generated password may well end in a dot."""
+    trimmed = value.rstrip(".:")
+    if trimmed == value:
+        return value
+    after = text[start + len(value): start + len(value) + 1]
+    if after and not after.isspace():
+        return value
+    line_start = text.rfind("\n", 0, key_start) + 1
+    lead = text[line_start:key_start].strip()
+    if lead in ("", "-", "export", "set", "$env:", "ENV") and after in ("", "\n", "\r"):
+        return value
+    return trimmed

@@ -72,6 +72,7 @@ def mixed(value: str) -> bool:
 
 
 _WORDLIKE = re.compile(r"[A-Za-zÀ-ÿ]+(?:[-'][A-Za-zÀ-ÿ]+)*")
+_CONSONANT_RUN = re.compile(r"[bcdfghjklmnpqrstvwxz]{5}")
 
 
 def looks_like_password(value: str) -> bool:
@@ -83,9 +84,27 @@ def looks_like_password(value: str) -> bool:
         return len(value) >= 8
     if _WORDLIKE.fullmatch(value):
         inner_upper = any(c.isupper() for c in value[1:])
-        return inner_upper and any(c.islower() for c in value) and len(value) >= 8
+        if inner_upper and any(c.islower() for c in value) and len(value) >= 8:
+            return True
+        # Letters drawn at random (``ztcjvphysc``) rather than a word: words of English and
+        # Spanish seldom run five consonants together (``strengths`` is one that does).
+        return len(value) >= 8 and _CONSONANT_RUN.search(value.lower()) is not None
     has_alpha = any(c.isalpha() for c in value)
     return has_alpha and not re.fullmatch(r"v?\d+(?:\.\d+)+[a-z]*|\d+[a-zA-Z]{1,3}", value)
+
+
+def random_looking(value: str) -> bool:
+    """Characters that look drawn at random (a key, a generated password) rather than a
+    name, a word, a path or a version: letters and digits mixed, changing class often.
+
+    Used to overrule the heuristics that read a value as code (``db_pass``, ``cfg.pw``,
+    ``a/b``, ``%s``): those never hold a random run like ``zF4hRa4TxS/zwJRlv``."""
+    if len(value) < 12:
+        return False
+    digits = sum(c.isdigit() for c in value)
+    letters = sum(c.isalpha() for c in value)
+    return (digits >= 2 and letters >= 4 and switch_rate(value) >= 0.45
+            and entropy(value) >= 3.3)
 
 
 def entropy(s: str) -> float:

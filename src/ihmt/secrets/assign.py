@@ -174,3 +174,30 @@ def _trim_end(text: str, value: str, start: int, key_start: int) -> str:
     if lead in ("", "-", "export", "set", "$env:", "ENV") and after in ("", "\n", "\r"):
         return value
     return trimmed
+
+
+# `<password>...</password>`, `<ApiKey>...</ApiKey>`: an XML element named for a secret.
+_XML_CLOSE = re.compile(r">([^<>\n]{1,4096})</((?:[A-Za-z_][\w.\-]*:)?([A-Za-z_][\w.\-]{0,60}))>")
+
+
+def xml_elements(text: str, low: str) -> Iterator[Found]:
+    if "</" not in text:
+        return
+    for m in _XML_CLOSE.finditer(text):
+        tag, name = m.group(2), m.group(3)
+        opening = text.rfind("<", max(0, m.start() - len(tag) - 200), m.start())
+        if opening < 0 or not text.startswith(tag, opening + 1):
+            continue
+        after = text[opening + 1 + len(tag): opening + 2 + len(tag)]
+        if after not in (">", " ") or not secret_key_name(name):
+            continue
+        value = m.group(1).strip()
+        s = m.start(1) + m.group(1).index(value) if value else m.start(1)
+        password = bool(_PASSWORD_KEY.search(name))
+        if not value or is_placeholder(value) or _TEMPLATE.search(value) or re.match(
+                r"\$[A-Za-z_{(]", value):
+            continue
+        if len(value) < (4 if password else 8) or not password and not mixed(value):
+            continue
+        kind = "password" if password else "credential"
+        yield kind, s, s + len(value), f"<{name}>" + preview(value)

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .assign import assignments
-from .prose import prose
+from .assign import assignments, xml_elements
+from .prose import named_values, pairs, prose, use_as
 from .values import (
     decodes_to_user_password,
     entropy,
@@ -112,6 +112,30 @@ def headers(text: str, low: str) -> Iterator[Found]:
         if (starts_word(low, m.start()) and mixed(value) and not is_placeholder(value)
                 and entropy(value) >= 3.5):
             yield "bearer_token", m.start(1), m.end(1), "Bearer " + preview(value)
+
+
+# `Cookie: sessionid=...; theme=dark`, `Set-Cookie: ...`, `curl --cookie "sid=..."`.
+_COOKIE_HEADER = re.compile(r"cookie(?:[ \t]*:[ \t]*|[ \t=]+[\"']?)")
+_COOKIE_PAIR = re.compile(r"([A-Za-z0-9_.\-]{1,64})=([^;\s\"',]{1,4096})")
+_SESSION_NAME = re.compile(r"sess|sid|auth|token|jwt|remember|login|identity|credential")
+
+
+def cookies(text: str, low: str) -> Iterator[Found]:
+    """The values of session and authentication cookies in a cookie header or flag."""
+    if "cookie" not in low:
+        return
+    for h in _COOKIE_HEADER.finditer(low):
+        before = low[max(0, h.start() - 4): h.start()]
+        header = ":" in h.group(0) and (h.start() == 0 or before[-1:] in " \t\n\"'-")
+        if not header and not before.endswith("--"):
+            continue  # a `Cookie:` / `Set-Cookie:` header or curl's `--cookie`
+        line_end = low.find("\n", h.end())
+        for m in _COOKIE_PAIR.finditer(text, h.end(), len(text) if line_end < 0 else line_end):
+            name, value = m.group(1), m.group(2)
+            if not _SESSION_NAME.search(name.lower()) or is_placeholder(value):
+                continue
+            if len(value) >= 16 and (mixed(value) or len(value) >= 24) and entropy(value) >= 3.0:
+                yield "session_cookie", m.start(2), m.end(2), f"{name}=" + preview(value)
 
 
 _DOCKER_AUTH = re.compile(r"\"(?:auth|identitytoken|registrytoken)\"\s*:\s*\"([a-z0-9+/=_\-.]{8,})\"")
@@ -245,5 +269,5 @@ def _netrc(text: str, low: str) -> Iterator[Found]:
             yield "password", m.start(g), m.end(g), "netrc password " + preview(value)
 
 
-RULES = (aws_secrets, connection_strings, signed_urls, headers, docker_auth, command_lines,
-         files, assignments, prose)
+RULES = (aws_secrets, connection_strings, signed_urls, headers, cookies, docker_auth,
+         command_lines, files, assignments, xml_elements, prose, use_as, pairs, named_values)

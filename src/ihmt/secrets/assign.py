@@ -11,7 +11,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .values import is_placeholder, is_public, mixed, preview, random_looking, switch_rate
+from .values import (
+    is_placeholder,
+    is_public,
+    mixed,
+    preview,
+    random_looking,
+    switch_rate,
+    variable_reference,
+)
 
 Found = tuple[str, int, int, str]
 
@@ -107,7 +115,7 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
         if not random_looking(value) and (re.search(r"\{[\w.]*\}|%[sdr]", value)
                                           or _TEMPLATE.search(value)):
             return None  # f-strings, templates, format strings
-        if m.group(2) != "'" and re.match(r"\$[A-Za-z_{(]", value):
+        if m.group(2) != "'" and variable_reference(value):
             return None  # "$DB_PASS" expands in a shell; '$...' does not
         if _NAMES_A_SECRET.search(value) and not any(c.isdigit() for c in value):
             return None  # "challengePassword", "api_key_name": names, not values
@@ -122,7 +130,7 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
         bare = value.rstrip("?")  # "string?" in a schema
         if not bare or is_placeholder(bare) or bare.lower() in _TYPE_WORDS:
             return None
-        if _TEMPLATE.search(value) or re.match(r"\$[A-Za-z_{(]", value) or re.search(
+        if _TEMPLATE.search(value) or variable_reference(value) or re.search(
                 r"[\[\]{}<>]", value):
             return None  # a call, an index, a template, an env reference
         key_start = kw_end - len(key)
@@ -194,10 +202,15 @@ def xml_elements(text: str, low: str) -> Iterator[Found]:
         value = m.group(1).strip()
         s = m.start(1) + m.group(1).index(value) if value else m.start(1)
         password = bool(_PASSWORD_KEY.search(name))
-        if not value or is_placeholder(value) or _TEMPLATE.search(value) or re.match(
-                r"\$[A-Za-z_{(]", value):
+        if not value or is_placeholder(value) and not _dollar_literal(value) or _TEMPLATE.search(
+                value) or variable_reference(value):
             continue
         if len(value) < (4 if password else 8) or not password and not mixed(value):
             continue
         kind = "password" if password else "credential"
         yield kind, s, s + len(value), f"<{name}>" + preview(value)
+
+
+def _dollar_literal(value: str) -> bool:
+    """``$wcaSwqIf0CR`` in a config file: shaped like ``$VAR`` but mixed case, a password."""
+    return value.startswith("$") and not variable_reference(value)

@@ -24,6 +24,7 @@ from .values import (
     mixed,
     preview,
     starts_word,
+    variable_reference,
 )
 
 Found = tuple[str, int, int, str]
@@ -94,18 +95,23 @@ _AUTH_HEADER = re.compile(
 _BEARER = re.compile(r"bearer\s+([a-z0-9._~+/\-]{20,}=*)(?![a-z0-9._~+/\-])")
 
 
+def _min_entropy(value: str) -> float:
+    """Hex carries at most 4 bits a character, base64 6: the bar is lower for hex."""
+    return 3.0 if all(c in "0123456789abcdefABCDEF" for c in value) else 3.3
+
+
 def headers(text: str, low: str) -> Iterator[Found]:
     for m in _AUTH_HEADER.finditer(low):
         scheme = m.group(1) or ""
         value = text[m.start(2): m.end(2)].rstrip("\"'")
         end = m.start(2) + len(value)
-        if is_placeholder(value) or value.startswith(("$", "{", "<")):
+        if is_placeholder(value) or variable_reference(value) or value.startswith(("{", "<")):
             continue
         if scheme == "basic":
             if decodes_to_user_password(value):
                 yield "basic_auth", m.start(2), end, "Basic " + preview(value)
             continue
-        if len(value) >= 16 and mixed(value) and entropy(value) >= 3.3:
+        if len(value) >= 16 and mixed(value) and entropy(value) >= _min_entropy(value):
             yield "bearer_token", m.start(2), end, f"{scheme or 'Authorization'} " + preview(value)
     for m in _BEARER.finditer(low):
         value = text[m.start(1): m.end(1)]
@@ -176,8 +182,10 @@ def _unquote(text: str, start: int, end: int) -> tuple[str, int, int]:
     return v, start, end
 
 
-def _flag_value_ok(value: str, password: bool) -> bool:
-    if is_placeholder(value) or value.startswith(("$", "{", "<", "/", "~", "./", "@")):
+def _flag_value_ok(value: str, password: bool, quote: str = "") -> bool:
+    if is_placeholder(value) or value.startswith(("{", "<", "/", "~", "./", "@")):
+        return False
+    if quote != "'" and variable_reference(value):  # '$...' is literal in a shell
         return False
     if "(" in value or value.endswith((".txt", ".json", ".pem", ".key", ".env", ".yaml")):
         return False
@@ -198,7 +206,7 @@ def command_lines(text: str, low: str) -> Iterator[Found]:
             continue
         value, s, e = _unquote(text, m.start(2), m.end(2))
         password = "pass" in flag or "pwd" in flag
-        if _flag_value_ok(value, password):
+        if _flag_value_ok(value, password, text[m.start(2)]):
             yield ("password" if password else "credential"), s, e, f"{flag} {preview(value)}"
     if "-p" in low:
         for m in _SHORT_P.finditer(low):
@@ -207,13 +215,14 @@ def command_lines(text: str, low: str) -> Iterator[Found]:
             if not tools.search(line):
                 continue
             value, s, e = _unquote(text, m.start(2), m.end(2))
-            if _flag_value_ok(value, True):
+            if _flag_value_ok(value, True, text[m.start(2)]):
                 yield "password", s, e, "-p " + preview(value)
     for m in _CURL_USER.finditer(low):
         if m.start() and low[m.start() - 1] not in _FLAG_BEFORE:
             continue
         value, s, e = text[m.start(2): m.end(2)], m.start(2), m.end(2)
-        if not is_placeholder(value) and not value.startswith(("$", "{", "<")) and len(value) >= 4:
+        if (not is_placeholder(value) and not variable_reference(value)
+                and not value.startswith(("{", "<")) and len(value) >= 4):
             yield "password", s, e, f"-u {text[m.start(1):m.end(1)]}:{preview(value)}"
     if "token" not in low or not any(w in low for w in _ADD_TOKEN_WORDS):
         return
@@ -251,7 +260,8 @@ def files(text: str, low: str) -> Iterator[Found]:
             if not _XML_KEY.search(low, max(0, m.start() - 120), m.start()):
                 continue
             value = text[m.start(1): m.end(1)]
-            if not is_placeholder(value) and not value.startswith(("$", "{", "%")):
+            if (not is_placeholder(value) and not variable_reference(value)
+                    and not value.startswith(("{", "%"))):
                 yield "password", m.start(1), m.end(1), 'value="' + preview(value) + '"'
     if "secret" in low and _K8S_SECRET.search(low):
         for block in _K8S_DATA.finditer(low):
@@ -265,7 +275,7 @@ def _netrc(text: str, low: str) -> Iterator[Found]:
     for m in _NETRC.finditer(low):
         g = 1 if m.group(1) is not None else 2
         value = text[m.start(g): m.end(g)]
-        if not is_placeholder(value) and not value.startswith("$"):
+        if not is_placeholder(value) and not variable_reference(value):
             yield "password", m.start(g), m.end(g), "netrc password " + preview(value)
 
 

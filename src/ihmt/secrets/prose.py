@@ -22,6 +22,7 @@ from .values import (
     preview,
     random_looking,
     starts_word,
+    variable_reference,
 )
 
 Found = tuple[str, int, int, str]
@@ -112,7 +113,9 @@ def _password_value(value: str, joined: bool) -> bool:
     core = value.rstrip(".")
     if not joined and not (looks_like_password(core) and any(ch.isdigit() for ch in core)):
         return False
-    if not looks_like_password(core) or core.startswith(("$", "{", "<", "http", "/", "~")):
+    if not looks_like_password(core) or core.startswith(("{", "<", "http", "/", "~")):
+        return False
+    if variable_reference(core):
         return False
     if re.search(r"[(\[{}\]]", core):
         return False  # code: `password = getpass.getpass(...)`
@@ -167,7 +170,7 @@ def pairs(text: str, low: str) -> Iterator[Found]:
             continue
         if not _password_value(value, True):
             continue
-        if sep.strip() == sep and _SLUG.fullmatch(value.lower()) and not random_looking(value):
+        if sep == "/" and _SLUG.fullmatch(value.lower()) and not random_looking(value):
             continue  # "account: prod/eu-west-1": a path, a region
         s = m.start(3)
         yield "password", s, s + len(value), f"{user}{sep.strip()}{preview(value)}"
@@ -188,7 +191,7 @@ _NOUN_JOIN = re.compile(
 _NOUN_VALUE = re.compile(r"[A-Za-z0-9+/=_\-.:~$%]{16,4096}")
 _UUID = re.compile(r"[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}", re.IGNORECASE)
 _HEX = re.compile(r"(?:0x)?[0-9a-fA-F]+")
-_NOT_A_KEY = ("http", "/", "~", "$", "sha", "SHA", "h1:", "md5", "MD5")
+_NOT_A_KEY = ("http", "/", "~", "sha", "SHA", "h1:", "md5", "MD5")
 
 
 def named_values(text: str, low: str) -> Iterator[Found]:
@@ -211,7 +214,8 @@ def named_values(text: str, low: str) -> Iterator[Found]:
         if v is None:
             continue
         value = v.group(0).rstrip(".,;:)")
-        if is_placeholder(value) or value.startswith(_NOT_A_KEY) or is_public(value):
+        if (is_placeholder(value) or value.startswith(_NOT_A_KEY) or is_public(value)
+                or variable_reference(value)):
             continue
         if IDENT_CHAIN.fullmatch(value) and not random_looking(value):
             continue  # a name or an attribute: `api_key = settings.OPENAI_API_KEY`

@@ -93,6 +93,16 @@ def looks_like_password(value: str) -> bool:
     return has_alpha and not re.fullmatch(r"v?\d+(?:\.\d+)+[a-z]*|\d+[a-zA-Z]{1,3}", value)
 
 
+_VARIABLE = re.compile(r"\$(?:\{|\(|[A-Z_][A-Z0-9_]*(?![A-Za-z0-9_])|[a-z_][a-z0-9_]*(?![A-Za-z0-9_]))")
+
+
+def variable_reference(value: str) -> bool:
+    """``$DB_PASS``, ``${TOKEN}``, ``$(cmd)``, ``$HOME/x``: a shell or template variable,
+    not ``$5G0cI1...`` or ``$cU1XT-Aui...``, passwords that happen to start with a dollar
+    (variable names are one case, upper or lower)."""
+    return _VARIABLE.match(value) is not None
+
+
 def random_looking(value: str) -> bool:
     """Characters that look drawn at random (a key, a generated password) rather than a
     name, a word, a path or a version: letters and digits mixed, changing class often.
@@ -103,8 +113,12 @@ def random_looking(value: str) -> bool:
         return False
     digits = sum(c.isdigit() for c in value)
     letters = sum(c.isalpha() for c in value)
-    return (digits >= 2 and letters >= 4 and switch_rate(value) >= 0.45
-            and entropy(value) >= 3.3)
+    if digits >= 2 and letters >= 4 and switch_rate(value) >= 0.45 and entropy(value) >= 3.3:
+        return True
+    # A long run of mixed case that changes case constantly, with few digits or none.
+    return (len(value) >= 24 and any(c.islower() for c in value)
+            and any(c.isupper() for c in value) and switch_rate(value) >= 0.5
+            and entropy(value) >= 4.0)
 
 
 def entropy(s: str) -> float:

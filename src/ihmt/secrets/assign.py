@@ -55,11 +55,14 @@ _TEMPLATE = re.compile(r"\$\{|\$\(|\{\{|\{%|%\(|^%\w+%$|^[{<(\[]|^[\w.]+\(|\)$")
 # password that starts with a capital (``Saffron7557_``) has one.
 _CAP_WORD = re.compile(r"[A-Z][a-z]")
 _HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_PUBLIC_NAME = re.compile(r"(?i)public|publishable")
 
 
 def secret_key_name(key: str) -> bool:
     """True when ``key`` names a secret: ``DB_PASSWORD``, ``api-key``, and in camelCase
     (``apiSecret``, ``PrivateKey``) read as its words."""
+    if _PUBLIC_NAME.search(key):
+        return False  # publicKeyToken, public_key, NEXT_PUBLIC_*: public by their name
     return bool(_SECRET_KEY_NAME.search(key) or _SECRET_KEY_NAME.search(_HUMP.sub("_", key)))
 
 
@@ -125,6 +128,8 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
         value, start, end = m.group(4), m.start(4), m.end(4)
         if text[kw_end - len(key) - 1: kw_end - len(key)] in ("?", "&"):
             value = value.split("&", 1)[0]  # a URL query: `&` starts the next parameter
+        if value.endswith(":") and text[start + len(value): start + len(value) + 1] == "`":
+            return None  # a reST role in a docstring: "pass :data:`CLIENT`"
         value = _trim_end(text, value, start, kw_end - len(key))
         end = start + len(value)
         bare = value.rstrip("?")  # "string?" in a schema

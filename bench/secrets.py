@@ -4,7 +4,8 @@
 
 The corpus is :mod:`bench.secrets_corpus` (seeded fakes, never real keys), with its small
 held-out set; :mod:`bench.secrets_fresh` is a larger held-out split, ``"fresh"``, written
-before reading the rules and not to be tuned on. A secret is
+before reading the rules and not to be tuned on, and :mod:`bench.secrets_third` (split
+``"third"``) one written after the fixes and measured once. A secret is
 *caught* when the findings cover every character of its value (what masking removes); an
 ordinary note is a *false positive* when it yields any finding at all.
 
@@ -21,7 +22,7 @@ import time
 from collections import Counter, defaultdict
 from typing import Any
 
-from bench import secrets_corpus, secrets_fresh
+from bench import secrets_corpus, secrets_fresh, secrets_third
 from bench._common import REPO_ROOT, emit, env_info, format_table
 
 
@@ -75,14 +76,21 @@ def evaluate(seed: int = secrets_corpus.SEED) -> dict[str, Any]:
         "by_kind": {k: dict(v) for k, v in sorted(per_kind.items())},
         "missed_cases": missed, "false_positive_cases": fps, "heldout": heldout,
         secrets_fresh.SPLIT: evaluate_fresh(),
+        secrets_third.SPLIT: evaluate_split(secrets_third.third_cases, 29),
     }
 
 
 def evaluate_fresh(seed: int = 23) -> dict[str, Any]:
     """Caught and false positives on the fresh split: every marked span must be covered."""
+    return evaluate_split(secrets_fresh.fresh_cases, seed)
+
+
+def evaluate_split(cases: Any, seed: int) -> dict[str, Any]:
+    """Caught and false positives on a split of marked cases (``cases(seed)`` gives the
+    secrets and the ordinary texts): a secret is caught when every marked span is covered."""
     from ihmt.secrets import find_secrets
 
-    secrets, ordinary = secrets_fresh.fresh_cases(seed)
+    secrets, ordinary = cases(seed)
     missed = []
     for case in secrets:
         found = find_secrets(case.text)
@@ -165,6 +173,13 @@ def _table(r: dict[str, Any]) -> str:
     lines += [f"  fresh miss {m['kind']}: {m['text']!r}" for m in f["missed_cases"]]
     lines += [f"  fresh false positive {x['kind']} ({x['found']}): {x['text']!r}"
               for x in f["false_positive_cases"]]
+    t = r[secrets_third.SPLIT]
+    lines.append(f"third split (held out, measured once, seed {t['seed']}): caught {t['caught']}/"
+                 f"{t['secrets']} ({t['caught_rate']:.1%}) of {t['secret_kinds']} kinds, false "
+                 f"positives {t['false_positives']}/{t['ordinary']} ({t['false_positive_rate']:.1%})")
+    lines += [f"  third miss {m['kind']}: {m['text']!r}" for m in t["missed_cases"]]
+    lines += [f"  third false positive {x['kind']} ({x['found']}): {x['text']!r}"
+              for x in t["false_positive_cases"]]
     c = r["cost"]
     lines.append(f"cost: {c['detect_ms_per_kb']:.3f} ms/KB over {c['kb']} KB; baseline "
                  f"term_counts {c['baseline_term_counts_ms_per_kb']:.3f} ms/KB "

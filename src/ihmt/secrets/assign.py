@@ -182,8 +182,11 @@ def _trim_end(text: str, value: str, start: int, key_start: int) -> str:
     after = text[start + len(value): start + len(value) + 1]
     if after and not after.isspace():
         return value
-    line_start = text.rfind("\n", 0, key_start) + 1
-    lead = text[line_start:key_start].strip()
+    lo = max(0, key_start - 40)  # bounded: a scan back to the text's start is quadratic
+    nl = text.rfind("\n", lo, key_start)
+    if nl < 0 and lo > 0:
+        return trimmed  # the key is far from any line start: prose, not a config line
+    lead = text[nl + 1:key_start].strip()
     if lead in ("", "-", "export", "set", "$env:", "ENV") and after in ("", "\n", "\r"):
         return value
     return trimmed

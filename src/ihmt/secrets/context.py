@@ -130,13 +130,17 @@ def cookies(text: str, low: str) -> Iterator[Found]:
     """The values of session and authentication cookies in a cookie header or flag."""
     if "cookie" not in low:
         return
+    scanned = 0  # each line is read once, however many `cookie` words it holds
     for h in _COOKIE_HEADER.finditer(low):
+        if h.start() < scanned:
+            continue
         before = low[max(0, h.start() - 4): h.start()]
         header = ":" in h.group(0) and (h.start() == 0 or before[-1:] in " \t\n\"'-")
         if not header and not before.endswith("--"):
             continue  # a `Cookie:` / `Set-Cookie:` header or curl's `--cookie`
         line_end = low.find("\n", h.end())
-        for m in _COOKIE_PAIR.finditer(text, h.end(), len(text) if line_end < 0 else line_end):
+        scanned = len(text) if line_end < 0 else line_end
+        for m in _COOKIE_PAIR.finditer(text, h.end(), scanned):
             name, value = m.group(1), m.group(2)
             if not _SESSION_NAME.search(name.lower()) or is_placeholder(value):
                 continue

@@ -2,7 +2,10 @@
 
     python -m bench.secrets [--seed N] [--runs 5] [--json]
 
-The corpus is :mod:`bench.secrets_corpus` (seeded fakes, never real keys). A secret is
+The corpus is :mod:`bench.secrets_corpus` (seeded fakes, never real keys), with its small
+held-out set; :mod:`bench.secrets_fresh` is a larger held-out split, ``"fresh"``, written
+before reading the rules and not to be tuned on, and :mod:`bench.secrets_third` (split
+``"third"``) one written after the fixes and measured once. A secret is
 *caught* when the findings cover every character of its value (what masking removes); an
 ordinary note is a *false positive* when it yields any finding at all.
 
@@ -19,7 +22,7 @@ import time
 from collections import Counter, defaultdict
 from typing import Any
 
-from bench import secrets_corpus
+from bench import secrets_corpus, secrets_fresh, secrets_third
 from bench._common import REPO_ROOT, emit, env_info, format_table
 
 
@@ -72,7 +75,51 @@ def evaluate(seed: int = secrets_corpus.SEED) -> dict[str, Any]:
         "false_positives": len(fps), "false_positive_rate": len(fps) / len(ordinary),
         "by_kind": {k: dict(v) for k, v in sorted(per_kind.items())},
         "missed_cases": missed, "false_positive_cases": fps, "heldout": heldout,
+        secrets_fresh.SPLIT: evaluate_fresh(),
+        secrets_third.SPLIT: evaluate_split(secrets_third.third_cases, 29),
     }
+
+
+def evaluate_fresh(seed: int = 23) -> dict[str, Any]:
+    """Caught and false positives on the fresh split: every marked span must be covered."""
+    return evaluate_split(secrets_fresh.fresh_cases, seed)
+
+
+def evaluate_split(cases: Any, seed: int) -> dict[str, Any]:
+    """Caught and false positives on a split of marked cases (``cases(seed)`` gives the
+    secrets and the ordinary texts): a secret is caught when every marked span is covered."""
+    from ihmt.secrets import find_secrets
+
+    secrets, ordinary = cases(seed)
+    missed = []
+    for case in secrets:
+        found = find_secrets(case.text)
+        if not all(covered(found, s, e) for s, e in case.spans):
+            missed.append({"kind": case.kind, "text": _mask_spans(case.text, case.spans)})
+    fps = []
+    for case in ordinary:
+        found = find_secrets(case.text)
+        if found:
+            fps.append({"kind": case.kind, "found": ", ".join(f.kind for f in found),
+                        "text": _mask_spans(case.text, [(f.start, f.end) for f in found])})
+    return {"seed": seed, "secrets": len(secrets),
+            "secret_kinds": len({c.kind for c in secrets}),
+            "caught": len(secrets) - len(missed), "caught_rate": 1 - len(missed) / len(secrets),
+            "ordinary": len(ordinary), "false_positives": len(fps),
+            "false_positive_rate": len(fps) / len(ordinary),
+            "missed_cases": missed, "false_positive_cases": fps}
+
+
+def _mask_spans(text: str, spans: Any) -> str:
+    """The text with each span replaced by its length, cut to 160 characters."""
+    out, pos = [], 0
+    for s, e in sorted(spans):
+        if s < pos:
+            continue
+        out += [text[pos:s], f"<{e - s} chars>"]
+        pos = e
+    out.append(text[pos:])
+    return "".join(out).replace("\n", " | ")[:160]
 
 
 def _shape(text: str, value: str) -> str:
@@ -119,6 +166,20 @@ def _table(r: dict[str, Any]) -> str:
                  f"{h['secrets']}, false positives {h['false_positives']}/{h['ordinary']}")
     lines += [f"  held-out miss: {m!r}" for m in h["missed_cases"]]
     lines += [f"  held-out false positive: {f!r}" for f in h["false_positive_cases"]]
+    f = r[secrets_fresh.SPLIT]
+    lines.append(f"fresh split (held out, seed {f['seed']}): caught {f['caught']}/{f['secrets']} "
+                 f"({f['caught_rate']:.1%}) of {f['secret_kinds']} kinds, false positives "
+                 f"{f['false_positives']}/{f['ordinary']} ({f['false_positive_rate']:.1%})")
+    lines += [f"  fresh miss {m['kind']}: {m['text']!r}" for m in f["missed_cases"]]
+    lines += [f"  fresh false positive {x['kind']} ({x['found']}): {x['text']!r}"
+              for x in f["false_positive_cases"]]
+    t = r[secrets_third.SPLIT]
+    lines.append(f"third split (held out, measured once, seed {t['seed']}): caught {t['caught']}/"
+                 f"{t['secrets']} ({t['caught_rate']:.1%}) of {t['secret_kinds']} kinds, false "
+                 f"positives {t['false_positives']}/{t['ordinary']} ({t['false_positive_rate']:.1%})")
+    lines += [f"  third miss {m['kind']}: {m['text']!r}" for m in t["missed_cases"]]
+    lines += [f"  third false positive {x['kind']} ({x['found']}): {x['text']!r}"
+              for x in t["false_positive_cases"]]
     c = r["cost"]
     lines.append(f"cost: {c['detect_ms_per_kb']:.3f} ms/KB over {c['kb']} KB; baseline "
                  f"term_counts {c['baseline_term_counts_ms_per_kb']:.3f} ms/KB "

@@ -1,7 +1,8 @@
-"""Secrets recognised by what surrounds them: a key that names a secret (``password =``,
-``"api_key":``), a sentence that gives one ("the wifi password is ..."), a command line
-(``curl -u user:pw``, ``mysql -pPW``, ``--token X``), a URL with credentials, an
-``Authorization`` header, a netrc or pgpass line.
+"""Secrets recognised by what surrounds them: a command line (``curl -u user:pw``,
+``mysql -pPW``, ``--token X``), a URL with credentials, an ``Authorization`` header, a
+netrc or pgpass line; with :mod:`.assign` (a key that names a secret: ``password =``,
+``"api_key":``) and :mod:`.prose` (a sentence that gives one: "the wifi password is ...")
+they make up :data:`RULES`.
 
 Each rule yields ``(kind, start, end, preview)`` for the value only. Keywords are found in
 the lower-cased text (case-insensitive regexes are several times slower) and the value is
@@ -13,24 +14,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from .assign import assignments, xml_elements
+from .prose import named_values, pairs, prose, use_as
 from .values import (
     decodes_to_user_password,
     entropy,
     is_placeholder,
-    is_public,
     looks_like_password,
     mixed,
     preview,
-    switch_rate,
+    starts_word,
+    variable_reference,
 )
 
 Found = tuple[str, int, int, str]
-_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
-
-
-def starts_word(text: str, i: int) -> bool:
-    """True when position ``i`` does not continue a longer identifier or token."""
-    return i == 0 or text[i - 1] not in _WORD_CHARS
 
 
 # ---------------------------------------------------------------------- AWS secret key
@@ -98,24 +95,57 @@ _AUTH_HEADER = re.compile(
 _BEARER = re.compile(r"bearer\s+([a-z0-9._~+/\-]{20,}=*)(?![a-z0-9._~+/\-])")
 
 
+def _min_entropy(value: str) -> float:
+    """Hex carries at most 4 bits a character, base64 6: the bar is lower for hex."""
+    return 3.0 if all(c in "0123456789abcdefABCDEF" for c in value) else 3.3
+
+
 def headers(text: str, low: str) -> Iterator[Found]:
     for m in _AUTH_HEADER.finditer(low):
         scheme = m.group(1) or ""
         value = text[m.start(2): m.end(2)].rstrip("\"'")
         end = m.start(2) + len(value)
-        if is_placeholder(value) or value.startswith(("$", "{", "<")):
+        if is_placeholder(value) or variable_reference(value) or value.startswith(("{", "<")):
             continue
         if scheme == "basic":
             if decodes_to_user_password(value):
                 yield "basic_auth", m.start(2), end, "Basic " + preview(value)
             continue
-        if len(value) >= 16 and mixed(value) and entropy(value) >= 3.3:
+        if len(value) >= 16 and mixed(value) and entropy(value) >= _min_entropy(value):
             yield "bearer_token", m.start(2), end, f"{scheme or 'Authorization'} " + preview(value)
     for m in _BEARER.finditer(low):
         value = text[m.start(1): m.end(1)]
         if (starts_word(low, m.start()) and mixed(value) and not is_placeholder(value)
                 and entropy(value) >= 3.5):
             yield "bearer_token", m.start(1), m.end(1), "Bearer " + preview(value)
+
+
+# `Cookie: sessionid=...; theme=dark`, `Set-Cookie: ...`, `curl --cookie "sid=..."`.
+_COOKIE_HEADER = re.compile(r"cookie(?:[ \t]*:[ \t]*|[ \t=]+[\"']?)")
+_COOKIE_PAIR = re.compile(r"([A-Za-z0-9_.\-]{1,64})=([^;\s\"',]{1,4096})")
+_SESSION_NAME = re.compile(r"sess|sid|auth|token|jwt|remember|login|identity|credential")
+
+
+def cookies(text: str, low: str) -> Iterator[Found]:
+    """The values of session and authentication cookies in a cookie header or flag."""
+    if "cookie" not in low:
+        return
+    scanned = 0  # each line is read once, however many `cookie` words it holds
+    for h in _COOKIE_HEADER.finditer(low):
+        if h.start() < scanned:
+            continue
+        before = low[max(0, h.start() - 4): h.start()]
+        header = ":" in h.group(0) and (h.start() == 0 or before[-1:] in " \t\n\"'-")
+        if not header and not before.endswith("--"):
+            continue  # a `Cookie:` / `Set-Cookie:` header or curl's `--cookie`
+        line_end = low.find("\n", h.end())
+        scanned = len(text) if line_end < 0 else line_end
+        for m in _COOKIE_PAIR.finditer(text, h.end(), scanned):
+            name, value = m.group(1), m.group(2)
+            if not _SESSION_NAME.search(name.lower()) or is_placeholder(value):
+                continue
+            if len(value) >= 16 and (mixed(value) or len(value) >= 24) and entropy(value) >= 3.0:
+                yield "session_cookie", m.start(2), m.end(2), f"{name}=" + preview(value)
 
 
 _DOCKER_AUTH = re.compile(r"\"(?:auth|identitytoken|registrytoken)\"\s*:\s*\"([a-z0-9+/=_\-.]{8,})\"")
@@ -156,8 +186,10 @@ def _unquote(text: str, start: int, end: int) -> tuple[str, int, int]:
     return v, start, end
 
 
-def _flag_value_ok(value: str, password: bool) -> bool:
-    if is_placeholder(value) or value.startswith(("$", "{", "<", "/", "~", "./", "@")):
+def _flag_value_ok(value: str, password: bool, quote: str = "") -> bool:
+    if is_placeholder(value) or value.startswith(("{", "<", "/", "~", "./", "@")):
+        return False
+    if quote != "'" and variable_reference(value):  # '$...' is literal in a shell
         return False
     if "(" in value or value.endswith((".txt", ".json", ".pem", ".key", ".env", ".yaml")):
         return False
@@ -178,7 +210,7 @@ def command_lines(text: str, low: str) -> Iterator[Found]:
             continue
         value, s, e = _unquote(text, m.start(2), m.end(2))
         password = "pass" in flag or "pwd" in flag
-        if _flag_value_ok(value, password):
+        if _flag_value_ok(value, password, text[m.start(2)]):
             yield ("password" if password else "credential"), s, e, f"{flag} {preview(value)}"
     if "-p" in low:
         for m in _SHORT_P.finditer(low):
@@ -187,13 +219,14 @@ def command_lines(text: str, low: str) -> Iterator[Found]:
             if not tools.search(line):
                 continue
             value, s, e = _unquote(text, m.start(2), m.end(2))
-            if _flag_value_ok(value, True):
+            if _flag_value_ok(value, True, text[m.start(2)]):
                 yield "password", s, e, "-p " + preview(value)
     for m in _CURL_USER.finditer(low):
         if m.start() and low[m.start() - 1] not in _FLAG_BEFORE:
             continue
         value, s, e = text[m.start(2): m.end(2)], m.start(2), m.end(2)
-        if not is_placeholder(value) and not value.startswith(("$", "{", "<")) and len(value) >= 4:
+        if (not is_placeholder(value) and not variable_reference(value)
+                and not value.startswith(("{", "<")) and len(value) >= 4):
             yield "password", s, e, f"-u {text[m.start(1):m.end(1)]}:{preview(value)}"
     if "token" not in low or not any(w in low for w in _ADD_TOKEN_WORDS):
         return
@@ -231,7 +264,8 @@ def files(text: str, low: str) -> Iterator[Found]:
             if not _XML_KEY.search(low, max(0, m.start() - 120), m.start()):
                 continue
             value = text[m.start(1): m.end(1)]
-            if not is_placeholder(value) and not value.startswith(("$", "{", "%")):
+            if (not is_placeholder(value) and not variable_reference(value)
+                    and not value.startswith(("{", "%"))):
                 yield "password", m.start(1), m.end(1), 'value="' + preview(value) + '"'
     if "secret" in low and _K8S_SECRET.search(low):
         for block in _K8S_DATA.finditer(low):
@@ -245,180 +279,9 @@ def _netrc(text: str, low: str) -> Iterator[Found]:
     for m in _NETRC.finditer(low):
         g = 1 if m.group(1) is not None else 2
         value = text[m.start(g): m.end(g)]
-        if not is_placeholder(value) and not value.startswith("$"):
+        if not is_placeholder(value) and not variable_reference(value):
             yield "password", m.start(g), m.end(g), "netrc password " + preview(value)
 
 
-# ---------------------------------------------------------------------- prose
-_PROSE_KEY = re.compile(
-    r"pass(?:words?|wd|phrase|code|wort)?|pwd?|pin code|contrase(?:ñ|n)a|clave|"
-    r"mot de passe|kennwort|senha|wachtwoord|(?:recovery|backup|2fa|mfa|totp|otp) "
-    r"(?:seed|code|key)s?")
-_CONNECT = re.compile(
-    r"(?:\s+(?:for|of|at|on|to|in|del|de|para|du|für|da|do|van)\s[^\n.;!?:=]{0,40}?)?"
-    r"(?:[,;]?\s+(?:changed|rotated|updated|reset|again|today|yesterday|and|so|it))"
-    r"{0,4}[,;]?"
-    r"(?:\s(?:(?:is|was|are|it'?s|it’s) now|is|was|are|were|now|becomes|es|era|est|ist|é|"
-    r"=|->|→|it'?s|it’s)"
-    r"|\s?[:=]|\s(?:changed|set|reset|updated|rotated|cambiada|cambió) (?:it )?to)\s+")
-_PROSE_VALUE = re.compile(r"([\"'`“‘])([^\"'`”’\n]{4,128})[\"'`”’]|(\S{4,128})")
-
-
-def prose(text: str, low: str) -> Iterator[Found]:
-    """"the wifi password is X", "password for the NAS: X", "la contraseña es X"."""
-    for m in _PROSE_KEY.finditer(low):
-        if not starts_word(low, m.start()) or (m.end() < len(low) and (
-                low[m.end()].isalnum() or low[m.end()] in "_-")):
-            continue
-        pos = m.end()
-        c = _CONNECT.match(low, pos)
-        if c is not None:
-            pos = c.end()
-        else:
-            # "user ana, password <value>": the value right after the word
-            if not low.startswith(" ", pos):
-                continue
-            pos += 1
-        v = _PROSE_VALUE.match(text, pos)
-        if v is None:
-            continue
-        g = 2 if v.group(2) is not None else 3
-        value = v.group(g)
-        s = v.start(g)
-        if g == 3:
-            value = value.rstrip(".,;:)]\"'`")
-        if c is None and not (looks_like_password(value) and any(ch.isdigit() for ch in value)):
-            continue
-        if not looks_like_password(value) or value.startswith(("$", "{", "<", "http", "/", "~")):
-            continue
-        if re.search(r"[(\[{}\]]", value) or _IDENT_CHAIN.fullmatch(value) and (
-                "_" in value or "." in value and _reference(value)):
-            continue  # code: `password = getpass.getpass(...)`, `pw = form.pw`
-        if re.fullmatch(r"\d{1,2}[:/.]\d{2}(?:[:/.]\d{2,4})?", value):
-            continue  # a time or a date
-        yield "password", s, s + len(value), m.group(0) + " " + preview(value)
-
-
-# ---------------------------------------------------------------------- assignments
-# `password = "..."`, `DB_PASSWORD=...`, `"api_key": "..."`, `token: ...`: the keyword is
-# found in the lower-cased text, the key around it is read back to its start, and what
-# follows is matched by _ASSIGN_TAIL at the keyword's end.
-KEYWORD = re.compile(r"pass(?:word|wd|phrase)?|pwd|secret|key|token|credential|auth")
-_SECRET_KEY_NAME = re.compile(
-    r"pass(?:word|wd|phrase)$|(?:^|[_.\-])(?:pass|pwd|psk|secret|"
-    r"(?:secret|api|access|private|signing|encryption|master|account|auth|client|app|"
-    r"license|storage|service|admin|root|shared|webhook)[_\-]?key|apikey|authtoken|"
-    r"(?:auth|access|refresh|bearer|session|api|bot|id|app|user|admin|deploy|service|"
-    r"personal|oauth|github|gitlab|slack|vault|npm|pypi)?[_\-]?token|credentials?|auth)$",
-    re.IGNORECASE,
-)
-_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
-# Group 1: separator, 2: quote, 3: quoted value, 4: bare value.
-_ASSIGN_TAIL = re.compile(
-    r"[\"']?([ \t]*(?::[ \t]*[A-Za-z_][A-Za-z0-9_\[\], |.]{0,40}?[ \t]*=|:=|=>|=|:)(?!=)[ \t]*)"
-    r"(?:([\"'`])([^\"'`\n\r]{1,300})\2|([^\s\"'`,;)\]}=]{1,300}={0,2}))"
-)
-_PASSWORD_KEY = re.compile(r"(?i)pass(?:word|wd|phrase)?|pwd|psk")
-# A value that names a secret rather than holding one ("api_key_name", "apiKey"); `key`
-# only as a part of a name, not inside a word (Monkey.Dragon25).
-_NAMES_A_SECRET = re.compile(r"(?i:pass(?:word|wd)|secret|token|credential)|(?:^|[_.\-])"
-                             r"(?:key|KEY)|Key|KEY")
-_TYPE_WORDS = {"str", "string", "int", "bytes", "bool", "optional", "any", "none", "secretstr",
-               "text", "list", "dict", "object", "float", "number", "boolean", "char", "void"}
-_IDENT_CHAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
-_TEMPLATE = re.compile(r"\$\{|\$\(|\{\{|\{%|%\(|^[$%{<(\[]|^[\w.]+\(|\)$")
-
-
-_OBJECTS = frozenset(
-    "self this cls settings config cfg conf os env environ args options opts secrets request "
-    "req params props process app ctx context vault creds credentials values data user "
-    "account auth client module pkg window document import st".split())
-
-
-def _reference(value: str) -> bool:
-    """``settings.API_KEY``, ``self.db.pw``: an attribute, not ``Dragon.winter20``."""
-    parts = value.split(".")
-    return (parts[0].lower() in _OBJECTS or any("_" in p or p.isupper() and len(p) > 1
-                                                  for p in parts)
-            or not any(c.isdigit() for c in parts[-1]))
-
-
-def assignments(text: str, low: str) -> Iterator[Found]:
-    for m in KEYWORD.finditer(low):
-        found = _assignment(text, m.start(), m.end())
-        if found is not None:
-            yield found
-
-
-def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
-    """A literal value given to a secret-named key, or None for code and placeholders."""
-    if kw_end < len(text) and text[kw_end].isalnum():
-        return None  # max_tokens, keyboard, secretary
-    start = kw_start
-    while start > 0 and text[start - 1] in _KEY_CHARS and kw_end - start < 80:
-        start -= 1
-    key = text[start:kw_end].lstrip(".-_")
-    if not _SECRET_KEY_NAME.search(key):
-        return None
-    if start > 0 and text[start - 1] in "{$%":
-        return None  # ${DB_PASSWORD:?unset}, %DB_PASSWORD%: a reference, not a value
-    m = _ASSIGN_TAIL.match(text, kw_end)
-    if m is None:
-        return None
-    sep = m.group(1)
-    password = bool(_PASSWORD_KEY.search(key))
-    kind = "password" if password else "credential"
-    if m.group(3) is not None:
-        value, start, end = m.group(3), m.start(3), m.end(3)
-        if is_placeholder(value) or re.search(r"\{[\w.\s]*\}|%[sdr]|\s", value):
-            return None  # f-strings, templates, prose in quotes
-        if _TEMPLATE.search(value):
-            return None
-        if _NAMES_A_SECRET.search(value) and not any(c.isdigit() for c in value):
-            return None  # "challengePassword", "api_key_name": names, not values
-        if value.rstrip("?").lower() in _TYPE_WORDS:
-            return None  # {"password": "string?"}: a schema
-    else:
-        value, start, end = m.group(4), m.start(4), m.end(4)
-        if text[kw_end - len(key) - 1: kw_end - len(key)] in ("?", "&"):
-            value = value.split("&", 1)[0]  # a URL query: `&` starts the next parameter
-        value = value.rstrip(".:")  # prose: "the password is in the vault: see below."
-        end = start + len(value)
-        bare = value.rstrip("?")  # "string?" in a schema
-        if not bare or is_placeholder(bare) or bare.lower() in _TYPE_WORDS:
-            return None
-        if _TEMPLATE.search(value) or re.search(r"[\[\]{}<>]", value):
-            return None  # a call, an index, a template, an env reference
-        key_start = kw_end - len(key)
-        q = text[key_start - 1: key_start] if key_start > 0 else ""
-        if q in ("'", '"') and text[end: end + 1] == q:
-            return None  # "passwd:gecos": one string literal, not an assignment
-        if _IDENT_CHAIN.fullmatch(value):
-            if _NAMES_A_SECRET.search(value) or "." in value and _reference(value):
-                return None  # settings.API_KEY, ssl_keyfile_password=ssl_keyfile_password
-            if "=" not in sep and value[0].isupper() and switch_rate(value) < 0.3:
-                return None  # `private_key: Ed25519PrivateKey`: a type annotation
-            if sum(c.isdigit() for c in value) < 3:
-                rest = text[end: end + 60].split("\n", 1)[0]
-                if "=" in sep:
-                    code = sep != sep.strip()  # `token = tokens` in code; `TOKEN=x` in a shell
-                else:  # `token: str = ...`, `Token: see the vault`
-                    code = bool(re.match(r"\s*(?:[=|\[,)]|\w)", rest))
-                if code:
-                    return None  # a variable, a type annotation, a sentence
-        if value.isdigit() and len(value) < 6:
-            return None
-        if "/" in value and not password and re.search(r"[a-z]{3,}/[a-z]{3,}", value):
-            return None  # app.kubernetes.io/name, a path
-    if is_public(value):
-        return None
-    if len(value) < (4 if password else 8):
-        return None
-    if not password and not (mixed(value) or len(value) >= 24):
-        return None  # token = "return" in a lexer, secret = "session" in a config
-    shown = key + sep.strip()[:1]
-    return kind, start, end, shown + preview(value)
-
-
-RULES = (aws_secrets, connection_strings, signed_urls, headers, docker_auth, command_lines,
-         files, assignments, prose)
+RULES = (aws_secrets, connection_strings, signed_urls, headers, cookies, docker_auth,
+         command_lines, files, assignments, xml_elements, prose, use_as, pairs, named_values)

@@ -29,7 +29,16 @@ _HASH_CONTEXT = re.compile(
 _PUBLIC_BEFORE = re.compile(
     r"(?i)(?:sha\d+[:\-]|h1:|integrity\W*|base64,|ipfs://|/ipfs/|"
     r"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+|"
-    r"public[_ \-]?key\W{0,4}|pubkey\W{0,4}|peer\W{0,3}|recipient\W{0,3}|\bpk\.)$")
+    r"public[_ \-]?key\W{0,4}|pubkey\W{0,4}|peer\W{0,3}|recipient\W{0,3}|\bpk\.|"
+    r"(?:site|publishable)[_ \-]?key\W{0,4}|"
+    r"\"(?:n|e|x|y|kid|x5t(?:#s256)?|x5c)\"\s*:\s*\[?\s*\")$")
+# A hash named by its algorithm, in the token itself (`sha256-...` in SRI and nix).
+_ALGORITHM = re.compile(r"(?i)(?:sha(?:1|224|256|384|512)|sha3-\d+|md5|blake2[bs]?)[\-_]")
+# A label that says the value is an identifier: `node id`, `"node_id": "`, `x-amz-id-2: `.
+_ID_BEFORE = re.compile(
+    r"(?i)(?:^|[^a-z0-9])(?:([a-z0-9]+)[\s_\-.]?)?(?:id|ids|uid|guid|uuid|identifier)"
+    r"(?:[_\-]\d+)?[\"']?\s*[:=]?\s*[\"']?$")
+_SECRET_IDS = frozenset({"session", "sess", "s", "secret", "csrf", "xsrf", "auth"})
 _CID = re.compile(r"Qm[1-9A-HJ-NP-Za-km-z]{44}|baf[a-z2-7]{50,}")
 _URL_START = re.compile(r"[a-z][a-z0-9+.\-]*://[^\s/?#]+(/[^\s?#]*)?$", re.IGNORECASE)
 
@@ -50,6 +59,11 @@ def random_token(tok: str, before: str, after: str) -> bool:
         return False
     if is_public(core) or _CID.fullmatch(core) or _PUBLIC_BEFORE.search(before[-60:]):
         return False
+    if _ALGORITHM.match(core):
+        return False
+    label = _ID_BEFORE.search(before[-40:])
+    if label is not None and (label.group(1) or "").lower() not in _SECRET_IDS:
+        return False  # an identifier, named so (session and secret ids are not exempt)
     if _in_url_path(before[-200:]):
         return False
     segments = core.split("/")

@@ -7,10 +7,9 @@ from bisect import bisect_right
 from collections.abc import Iterator
 
 from . import context, shapes
-from .context import starts_word
 from .entropy import TOKEN, random_token
 from .model import Finding
-from .values import is_placeholder, preview
+from .values import is_placeholder, preview, starts_word
 
 _CASED = re.compile(r"[A-Z]+|[^\x00-\x7f]")
 
@@ -42,6 +41,24 @@ def _public_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _shape_match(text: str, i: int, shape: shapes.Shape,
+                 m: re.Match[str]) -> Iterator[tuple[int, str, int, int, str]]:
+    start = m.start(shape.group) - shape.back
+    if shape.lead is not None:
+        lead = shape.lead.search(text, max(0, start - 16), start)
+        if lead is None:
+            return
+        start = lead.start()
+    if start < 0 or (shape.lead is None and not starts_word(text, start)):
+        return
+    value = text[start: m.end(shape.group)]
+    if shape.check is not None and not shape.check(value):
+        return
+    if is_placeholder(value):
+        return
+    yield 1 + i, shape.kind, start, m.end(shape.group), preview(value, shape.prefix(value))
+
+
 def _candidates(text: str) -> Iterator[tuple[int, str, int, int, str]]:
     """(priority, kind, start, end, preview) for every match; lower priority wins overlaps."""
     if "PRIVATE KEY" in text:
@@ -50,22 +67,18 @@ def _candidates(text: str) -> Iterator[tuple[int, str, int, int, str]]:
             if not shapes.PEM_BODY.match(text, header_end):
                 continue  # the marker alone, as in code that looks for it
             yield 0, "private_key", m.start(), m.end(), text[m.start(): header_end] + "…"
-    for i, shape in enumerate(shapes.SHAPES):
+    for i, shape in shapes.SCANNED:
+        if shape.needles and not any(n in text for n in shape.needles):
+            continue
         for m in shape.regex.finditer(text):
-            start = m.start(shape.group) - shape.back
-            if shape.lead is not None:
-                lead = shape.lead.search(text, max(0, start - 16), start)
-                if lead is None:
-                    continue
-                start = lead.start()
-            if start < 0 or (shape.lead is None and not starts_word(text, start)):
-                continue
-            value = text[start: m.end(shape.group)]
-            if shape.check is not None and not shape.check(value):
-                continue
-            if is_placeholder(value):
-                continue
-            yield 1 + i, shape.kind, start, m.end(shape.group), preview(value, shape.prefix(value))
+            yield from _shape_match(text, i, shape, m)
+    for run in shapes.RUN.finditer(text):
+        pos = run.start()
+        for i, needle, shape in shapes.BY_START.get(text[pos: pos + 2], ()):
+            if text.startswith(needle, pos):
+                m = shape.regex.match(text, pos)
+                if m is not None:
+                    yield from _shape_match(text, i, shape, m)
     base = 1 + len(shapes.SHAPES)
     low = _lowered(text)
     for j, rule in enumerate(context.RULES):

@@ -26,6 +26,40 @@ class Shape:
     check: Callable[[str], bool] | None = None
     back: int = 0  # characters before the match that belong to the value (a fixed count)
     lead: re.Pattern[str] | None = None  # what must end just before the match, part of it
+    # Literal strings one of which every match contains: a text without any of them is not
+    # scanned with this shape at all (``in`` is far cheaper than a regex pass).
+    needles: tuple[str, ...] = ()
+    # Scanned with a pass of its own, not dispatched from the word runs (see RUN): shapes
+    # whose value may break its first run of word characters early (``ya29.``, ``SG.``,
+    # ``https://``), read backwards, or have no literal start.
+    scan: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.needles:
+            lit = literal_prefix(self.regex.pattern)
+            if len(lit) >= 2:
+                object.__setattr__(self, "needles", (lit,))
+        if not self.needles or self.back or self.lead is not None or self.group:
+            object.__setattr__(self, "scan", True)
+
+
+def literal_prefix(pattern: str) -> str:
+    """The literal characters a regex pattern starts with (``\\.`` read as ``.``)."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern) and not pattern[i + 1].isalnum():
+            out.append(pattern[i + 1])
+            i += 2
+            continue
+        if c in "\\.^$*+?{}[]()|":
+            break
+        out.append(c)
+        i += 1
+    if i < len(pattern) and pattern[i] in "*?{" and out:
+        out.pop()  # `ab?`: the last character is optional
+    return "".join(out)
 
 
 def _lit(n: int) -> Callable[[str], str]:
@@ -65,20 +99,111 @@ def _c(p: str) -> re.Pattern[str]:
     return re.compile(p)
 
 
+def _hex_before(n: int, tail: str) -> Callable[[str], bool]:
+    """The value is ``n`` hex characters (letters and digits both) then ``tail``'s shape."""
+    rx = re.compile(rf"[a-f0-9]{{{n}}}{tail}")
+    return lambda v: rx.fullmatch(v) is not None and _hexmix(v[:n])
+
+
+def _random(v: str) -> bool:
+    return mixed(v) and _digits(2)(v)
+
+
+# Providers' formats beyond the first list, each a documented prefix and body: cloud and
+# CI platforms, AI APIs, payment, messaging and developer tools.
+MORE_SHAPES: tuple[Shape, ...] = (
+    Shape("aws_session_token", _c(r"(?:FwoGZXIvYXdzE|IQoJb3JpZ2luX2Vj)[A-Za-z0-9+/=]{100,}"),
+          _lit(6), needles=("FwoGZXIvYXdzE", "IQoJb3JpZ2luX2Vj")),
+    Shape("google_oauth", _c(r"ya29\.[A-Za-z0-9_\-]{50,}" + _END), _lit(5), scan=True),
+    Shape("google_oauth", _c(r"1//0[A-Za-z0-9_\-]{40,}" + _END), _lit(4), check=_random,
+          scan=True),
+    Shape("google_oauth", _c(r"GOCSPX-[A-Za-z0-9_\-]{28}" + _END), _lit(7)),
+    Shape("gcp_hmac_key", _c(r"GOOG1[A-Z0-9]{56}" + _END_ALNUM), _lit(5)),
+    Shape("alibaba_key", _c(r"LTAI[A-Za-z0-9]{12,20}" + _END_ALNUM), _lit(4), check=_random),
+    Shape("tencent_key", _c(r"AKID[A-Za-z0-9]{32}" + _END_ALNUM), _lit(4), check=_random),
+    Shape("cloudflare_key", _c(r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}" + _END_ALNUM), _lit(5),
+          scan=True),
+    Shape("heroku_token", _c(r"HRKU-[A-Za-z0-9_\-]{20,}" + _END), _lit(5), check=_random),
+    Shape("supabase_token", _c(r"sbp_[a-f0-9]{40}" + _END_ALNUM), _lit(4), check=_hexmix),
+    Shape("supabase_token", _c(r"sb_secret_[A-Za-z0-9_\-]{20,}" + _END), _lit(10)),
+    Shape("netlify_token", _c(r"nfp_[A-Za-z0-9]{36}" + _END_ALNUM), _lit(4), check=_random),
+    Shape("render_token", _c(r"rnd_[A-Za-z0-9]{32}" + _END_ALNUM), _lit(4), check=_random),
+    Shape("fly_token", _c(r"fo1_[A-Za-z0-9_\-]{43}" + _END), _lit(4)),
+    Shape("docker_token", _c(r"dckr_(?:pat|oat)_[A-Za-z0-9_\-]{27,}" + _END), _lit(9)),
+    Shape("jfrog_token", _c(r"AKCp[A-Za-z0-9]{60,}" + _END_ALNUM), _lit(4), check=_random),
+    Shape("jfrog_token", _c(r"cmVmdGtuOjAxOj[A-Za-z0-9]{40,}" + _END_ALNUM), _lit(8)),
+    Shape("buildkite_token", _c(r"bkua_[a-f0-9]{40}" + _END_ALNUM), _lit(5), check=_hexmix),
+    Shape("bitbucket_token", _c(r"ATBB[A-Za-z0-9_=.\-]{28,}" + _END), _lit(4), check=_random),
+    Shape("rubygems_token", _c(r"rubygems_[a-f0-9]{48}" + _END_ALNUM), _lit(9)),
+    Shape("nuget_key", _c(r"oy2[a-z0-9]{43}" + _END_ALNUM), _lit(3), check=_random),
+    Shape("tailscale_key", _c(r"tskey-[a-z]+-[A-Za-z0-9]{6,}-[A-Za-z0-9]{20,}" + _END),
+          _upto("-")),
+    Shape("onepassword_token", _c(r"ops_eyJ[A-Za-z0-9+/=_\-]{100,}"), _lit(4)),
+    Shape("dynatrace_token", _c(r"dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}" + _END_ALNUM), _lit(7),
+          scan=True),
+    Shape("contentful_token", _c(r"CFPAT-[A-Za-z0-9_\-]{43}" + _END), _lit(6)),
+    Shape("prefect_token", _c(r"pnu_[A-Za-z0-9]{36}" + _END_ALNUM), _lit(4), check=_random),
+    Shape("posthog_key", _c(r"phx_[A-Za-z0-9]{43}" + _END_ALNUM), _lit(4), check=_random),
+    Shape("readme_key", _c(r"rdme_[a-z0-9]{70}" + _END_ALNUM), _lit(5)),
+    Shape("newrelic_key", _c(r"NRAL" + _END_ALNUM), _none, back=36,
+          check=_hex_before(36, "NRAL")),
+    Shape("mailchimp_key", _c(r"-us[0-9]{1,2}" + _END), _none, back=32,
+          check=_hex_before(32, r"-us[0-9]{1,2}")),
+    Shape("mailgun_key", _c(r"-[a-f0-9]{8}-[a-f0-9]{8}" + _END_ALNUM), _none, back=32,
+          check=_hex_before(32, r"-[a-f0-9]{8}-[a-f0-9]{8}")),
+    Shape("brevo_key", _c(r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}" + _END_ALNUM), _lit(8)),
+    Shape("firebase_key", _c(r":APA91b[A-Za-z0-9_\-]{100,}" + _END), _lit(4), back=11,
+          check=lambda v: v.startswith("AAAA")),
+    Shape("twitter_token", _c(r"AAAAAAAAAAAAAAAAAAAAA[A-Za-z0-9%]{50,}" + _END_ALNUM), _none),
+    Shape("facebook_token", _c(r"EAA[A-Za-z0-9]{90,}" + _END_ALNUM), _lit(3), check=_random),
+    Shape("intercom_token", _c(r"dG9rOj[A-Za-z0-9_=\-]{40,}" + _END), _lit(6)),
+    Shape("mapbox_token", _c(r"sk\.eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,}" + _END), _lit(3),
+          scan=True),
+    Shape("airtable_token", _c(r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}" + _END_ALNUM), _lit(3)),
+    Shape("figma_token", _c(r"figd_[A-Za-z0-9_\-]{40,}" + _END), _lit(5)),
+    Shape("dropbox_token", _c(r"sl\.(?:u\.)?[A-Za-z0-9_\-]{130,}" + _END), _lit(3),
+          check=_random, scan=True),
+    Shape("groq_key", _c(r"gsk_[A-Za-z0-9]{52}" + _END_ALNUM), _lit(4)),
+    Shape("xai_key", _c(r"xai-[A-Za-z0-9]{80}" + _END_ALNUM), _lit(4)),
+    Shape("perplexity_key", _c(r"pplx-[A-Za-z0-9]{48}" + _END_ALNUM), _lit(5)),
+    Shape("replicate_token", _c(r"r8_[A-Za-z0-9]{37}" + _END_ALNUM), _lit(3), check=_random),
+    Shape("elevenlabs_key", _c(r"sk_[a-f0-9]{48}" + _END_ALNUM), _lit(3), check=_hexmix),
+    Shape("pinecone_key", _c(r"pcsk_[A-Za-z0-9_]{50,}" + _END_ALNUM), _lit(5)),
+    Shape("langsmith_key", _c(r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}" + _END_ALNUM), _lit(8)),
+    Shape("resend_key", _c(r"re_[A-Za-z0-9_]{30,}" + _END_ALNUM), _lit(3),
+          check=lambda v: _random(v[3:]) and any(c.isupper() for c in v)),
+    Shape("adafruit_key", _c(r"aio_[A-Za-z0-9]{28}" + _END_ALNUM), _lit(4), check=_random),
+    Shape("easypost_key", _c(r"EZAK[A-Za-z0-9]{54}" + _END_ALNUM), _lit(4)),
+    Shape("braintree_token", _c(r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$"
+                                r"[a-f0-9]{32}"), _upto("$")),
+    Shape("plaid_token", _c(r"access-(?:sandbox|development|production)-[a-f0-9]{8}-"
+                            r"(?:[a-f0-9]{4}-){3}[a-f0-9]{12}"), _upto("-")),
+    Shape("flutterwave_key", _c(r"FLWSECK(?:_TEST)?-[a-f0-9]{32}-X"), _lit(8)),
+    Shape("shippo_token", _c(r"shippo_(?:live|test)_[a-f0-9]{40}" + _END_ALNUM), _lit(12)),
+    Shape("django_secret", _c(r"django-insecure-[^\s'\"`]{30,}"), _lit(16)),
+    Shape("crypto_private_key", _c(r"xprv[1-9A-HJ-NP-Za-km-z]{107,108}" + _END_ALNUM), _lit(4)),
+)
+
+
 SHAPES: tuple[Shape, ...] = (
-    Shape("aws_access_key", _c(r"A(?:KIA|SIA)[A-Z0-9]{16}(?![A-Za-z0-9])"), _lit(4)),
+    Shape("aws_access_key", _c(r"A(?:KIA|SIA)[A-Z0-9]{16}(?![A-Za-z0-9])"), _lit(4),
+          needles=("AKIA", "ASIA")),
     Shape("github_token", _c(r"gh[pousr]_[A-Za-z0-9]{36,251}" + _END_ALNUM), _lit(4)),
     Shape("github_token", _c(r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59,}" + _END_ALNUM),
           _lit(11)),
     Shape("gitlab_token", _c(r"gl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_\-]{20,}"
                              + _END), _upto("-"), check=mixed),
+    Shape("gitlab_token", _c(r"GR1348941[A-Za-z0-9_\-]{20,}" + _END), _lit(9), check=mixed),
     Shape("slack_webhook", _c(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/"
                               r"[A-Za-z0-9]{6,}/[A-Za-z0-9]{6,}/[A-Za-z0-9]{16,}"),
-          lambda v: v[: v.rfind("/") + 1]),
+          lambda v: v[: v.rfind("/") + 1], scan=True),
     Shape("slack_token", _c(r"xox[abposre]-[0-9]{6,}-[A-Za-z0-9\-]{8,}" + _END), _lit(5)),
     Shape("slack_token", _c(r"xapp-\d-[A-Z0-9]{9,}-\d+-[a-z0-9]{32,}" + _END), _lit(5)),
-    Shape("stripe_key", _c(r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}" + _END_ALNUM), _lit(8)),
-    Shape("stripe_key", _c(r"whsec_[A-Za-z0-9+/]{24,}={0,2}"), _lit(6)),
+    Shape("slack_token", _c(r"xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{60,}" + _END), _upto("-"),
+          scan=True),
+    Shape("stripe_key", _c(r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}" + _END_ALNUM), _lit(8),
+          needles=("sk_", "rk_")),
+    Shape("stripe_key", _c(r"whsec_[A-Za-z0-9+/]{24,}={0,2}"), _lit(6), scan=True),
     Shape("anthropic_key", _c(r"sk-ant-[A-Za-z0-9_\-]{24,}" + _END), _lit(7), check=mixed),
     Shape("openai_key", _c(r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{32,}" + _END),
           _openai_prefix, check=lambda v: mixed(v) and _digits(2)(v)),
@@ -90,24 +215,27 @@ SHAPES: tuple[Shape, ...] = (
     Shape("digitalocean_token", _c(r"do[por]_v1_[a-f0-9]{64}" + _END_ALNUM), _lit(7)),
     Shape("shopify_token", _c(r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}" + _END_ALNUM), _lit(6)),
     Shape("mailgun_key", _c(r"key-[a-f0-9]{32}" + _END_ALNUM), _lit(4), check=_hexmix),
-    Shape("sendgrid_key", _c(r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}" + _END), _lit(3)),
+    Shape("sendgrid_key", _c(r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}" + _END), _lit(3),
+          scan=True),
     Shape("twilio_key", _c(r"SK[0-9a-f]{32}" + _END_ALNUM), _lit(2), check=_hexmix),
     Shape("square_token", _c(r"(?:EAAA[A-Za-z0-9_\-]{60}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,})"
-                             + _END), _lit(4)),
-    Shape("vault_token", _c(r"hv[sbr]\.[A-Za-z0-9_\-]{24,}" + _END), _lit(4), check=mixed),
+                             + _END), _lit(4), needles=("EAAA", "sq0")),
+    Shape("vault_token", _c(r"hv[sbr]\.[A-Za-z0-9_\-]{24,}" + _END), _lit(4), check=mixed,
+          scan=True),
     Shape("age_key", _c(r"AGE-SECRET-KEY-1[0-9A-Z]{58}"), _lit(16)),
-    Shape("atlassian_token", _c(r"ATATT3[A-Za-z0-9_\-=]{100,}"), _lit(6)),
+    Shape("atlassian_token", _c(r"AT(?:ATT|CTT)3[A-Za-z0-9_\-=]{100,}"), _lit(6),
+          needles=("ATATT3", "ATCTT3")),
     Shape("postman_key", _c(r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"), _lit(5)),
     Shape("doppler_token", _c(r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9._\-]{40,}"),
-          _upto(".")),
+          _upto("."), scan=True),
     Shape("linear_key", _c(r"lin_(?:api|oauth)_[A-Za-z0-9]{40}" + _END_ALNUM), _lit(8)),
     Shape("notion_token", _c(r"(?:ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43})" + _END_ALNUM),
-          _lit(4), check=lambda v: mixed(v) and _digits(3)(v)),
+          _lit(4), check=lambda v: mixed(v) and _digits(3)(v), needles=("ntn_", "secret_")),
     Shape("sentry_token", _c(r"sntr(?:ys|yu)_[A-Za-z0-9_\-=+/]{30,}"), _lit(7)),
     Shape("newrelic_key", _c(r"NR(?:AK|AA|II)-[A-Z0-9]{27}" + _END_ALNUM), _lit(5)),
     Shape("terraform_token", _c(r"\.atlasv1\.[A-Za-z0-9_\-=]{60,}"), _none, back=14),
     Shape("grafana_token", _c(r"(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}"
-                              r"={0,2})"), _lit(5)),
+                              r"={0,2})"), _lit(5), needles=("glsa_", "glc_")),
     Shape("databricks_token", _c(r"dapi[a-f0-9]{32}(?:-\d)?" + _END_ALNUM), _lit(4),
           check=_hexmix),
     Shape("planetscale_token", _c(r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_\-.]{32,}"), _lit(11)),
@@ -116,16 +244,28 @@ SHAPES: tuple[Shape, ...] = (
                               r"[A-Za-z0-9_\-]{27,}" + _END), _none, check=_discord),
     Shape("discord_webhook", _c(r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/"
                                 r"\d{5,}/[A-Za-z0-9_\-]{40,}"),
-          lambda v: v[: v.rfind("/") + 1]),
+          lambda v: v[: v.rfind("/") + 1], scan=True),
     Shape("telegram_token", _c(r":AA[A-Za-z0-9_\-]{30,34}" + _END), _upto(":"),
           lead=_c(r"(?<![0-9])[0-9]{8,10}$")),
     Shape("azure_client_secret", _c(r"[0-9]Q~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~.\-])"),
-          _none, back=3),
+          _none, back=3, needles=("Q~",)),
     Shape("jwt", _c(r"eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}" + _END),
           _lit(3)),
+    *MORE_SHAPES,
 )
 
-# Keys in a connection string or URL query whose value is the secret itself.
+SCANNED = tuple((i, sh) for i, sh in enumerate(SHAPES) if sh.scan)
+# Every other shape starts with a literal and its value with a run of 12 word characters
+# or more: one pass over such runs finds them all, each dispatched by its first two
+# characters to the shapes whose literal it starts with (one regex pass per shape would
+# cost ~2 ms/MB each).
+RUN = re.compile(r"[A-Za-z0-9_\-]{12,}")
+BY_START: dict[str, tuple[tuple[int, str, Shape], ...]] = {}
+for _i, _sh in enumerate(SHAPES):
+    if not _sh.scan:
+        for _n in _sh.needles:
+            BY_START[_n[:2]] = (*BY_START.get(_n[:2], ()), (_i, _n, _sh))
+
 PRIVATE_KEY = re.compile(
     r"-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----"
     r"(?:.*?-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|.*\Z)",

@@ -55,6 +55,14 @@ def is_public(value: str) -> bool:
     return value.startswith(PUBLIC_PREFIXES)
 
 
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+
+
+def starts_word(text: str, i: int) -> bool:
+    """True when position ``i`` does not continue a longer identifier or token."""
+    return i == 0 or text[i - 1] not in _WORD_CHARS
+
+
 # ---------------------------------------------------------------------- character classes
 def mixed(value: str) -> bool:
     """At least two of lower case, upper case and digits: random, not a word or a slug."""
@@ -64,6 +72,7 @@ def mixed(value: str) -> bool:
 
 
 _WORDLIKE = re.compile(r"[A-Za-zÀ-ÿ]+(?:[-'][A-Za-zÀ-ÿ]+)*")
+_CONSONANT_RUN = re.compile(r"[bcdfghjklmnpqrstvwxz]{5}")
 
 
 def looks_like_password(value: str) -> bool:
@@ -75,9 +84,41 @@ def looks_like_password(value: str) -> bool:
         return len(value) >= 8
     if _WORDLIKE.fullmatch(value):
         inner_upper = any(c.isupper() for c in value[1:])
-        return inner_upper and any(c.islower() for c in value) and len(value) >= 8
+        if inner_upper and any(c.islower() for c in value) and len(value) >= 8:
+            return True
+        # Letters drawn at random (``ztcjvphysc``) rather than a word: words of English and
+        # Spanish seldom run five consonants together (``strengths`` is one that does).
+        return len(value) >= 8 and _CONSONANT_RUN.search(value.lower()) is not None
     has_alpha = any(c.isalpha() for c in value)
     return has_alpha and not re.fullmatch(r"v?\d+(?:\.\d+)+[a-z]*|\d+[a-zA-Z]{1,3}", value)
+
+
+_VARIABLE = re.compile(r"\$(?:\{|\(|[A-Z_][A-Z0-9_]*(?![A-Za-z0-9_])|[a-z_][a-z0-9_]*(?![A-Za-z0-9_]))")
+
+
+def variable_reference(value: str) -> bool:
+    """``$DB_PASS``, ``${TOKEN}``, ``$(cmd)``, ``$HOME/x``: a shell or template variable,
+    not ``$5G0cI1...`` or ``$cU1XT-Aui...``, passwords that happen to start with a dollar
+    (variable names are one case, upper or lower)."""
+    return _VARIABLE.match(value) is not None
+
+
+def random_looking(value: str) -> bool:
+    """Characters that look drawn at random (a key, a generated password) rather than a
+    name, a word, a path or a version: letters and digits mixed, changing class often.
+
+    Used to overrule the heuristics that read a value as code (``db_pass``, ``cfg.pw``,
+    ``a/b``, ``%s``): those never hold a random run like ``zF4hRa4TxS/zwJRlv``."""
+    if len(value) < 12:
+        return False
+    digits = sum(c.isdigit() for c in value)
+    letters = sum(c.isalpha() for c in value)
+    if digits >= 2 and letters >= 4 and switch_rate(value) >= 0.45 and entropy(value) >= 3.3:
+        return True
+    # A long run of mixed case that changes case constantly, with few digits or none.
+    return (len(value) >= 24 and any(c.islower() for c in value)
+            and any(c.isupper() for c in value) and switch_rate(value) >= 0.5
+            and entropy(value) >= 4.0)
 
 
 def entropy(s: str) -> float:

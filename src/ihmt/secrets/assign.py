@@ -1,0 +1,224 @@
+"""Secrets given to a key that names one: ``password = "..."``, ``DB_PASSWORD=...``,
+``"api_key": "..."``, ``token: ...``, ``<password>...</password>``.
+
+The keyword is found in the lower-cased text, the key around it is read back to its start,
+and the value after the separator is judged: literals count, code, references, types,
+templates and placeholders do not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from .values import (
+    is_placeholder,
+    is_public,
+    mixed,
+    preview,
+    random_looking,
+    switch_rate,
+    variable_reference,
+)
+
+Found = tuple[str, int, int, str]
+
+
+# `password = "..."`, `DB_PASSWORD=...`, `"api_key": "..."`, `token: ...`: the keyword is
+# found in the lower-cased text, the key around it is read back to its start, and what
+# follows is matched by _ASSIGN_TAIL at the keyword's end.
+KEYWORD = re.compile(r"pass(?:word|wd|phrase)?|pwd|secret|key|token|credential|auth")
+_SECRET_KEY_NAME = re.compile(
+    r"pass(?:word|wd|phrase)$|(?:^|[_.\-])(?:pass|pwd|psk|secret|"
+    r"(?:secret|api|access|private|signing|encryption|master|account|auth|client|app|"
+    r"license|storage|service|admin|root|shared|webhook)[_\-]?key|apikey|authtoken|"
+    r"(?:auth|access|refresh|bearer|session|api|bot|id|app|user|admin|deploy|service|"
+    r"personal|oauth|github|gitlab|slack|vault|npm|pypi)?[_\-]?token|credentials?|auth)$",
+    re.IGNORECASE,
+)
+_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+# Group 1: separator, 2: quote, 3: quoted value, 4: bare value.
+_ASSIGN_TAIL = re.compile(
+    r"[\"']?([ \t]*(?::[ \t]*[A-Za-z_][A-Za-z0-9_\[\], |.]{0,40}?[ \t]*=|:=|=>|=|:)(?!=)[ \t]*)"
+    r"(?:([\"'`])([^\"'`\n\r]{1,4096})\2|([^\s\"'`,;)\]}=]{1,4096}={0,2}))"
+)
+_PASSWORD_KEY = re.compile(r"(?i)pass(?:word|wd|phrase)?|pwd|psk")
+# A value that names a secret rather than holding one ("api_key_name", "apiKey"); `key`
+# only as a part of a name, not inside a word (Monkey.Dragon25).
+_NAMES_A_SECRET = re.compile(r"(?i:pass(?:word|wd)|secret|token|credential)|(?:^|[_.\-])"
+                             r"(?:key|KEY)|Key|KEY")
+_TYPE_WORDS = {"str", "string", "int", "bytes", "bool", "optional", "any", "none", "secretstr",
+               "text", "list", "dict", "object", "float", "number", "boolean", "char", "void"}
+IDENT_CHAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_TEMPLATE = re.compile(r"\$\{|\$\(|\{\{|\{%|%\(|^%\w+%$|^[{<(\[]|^[\w.]+\(|\)$")
+# A capitalised word inside a name: a type has two (``SecretStr``, ``PrivateKey``), a
+# password that starts with a capital (``Saffron7557_``) has one.
+_CAP_WORD = re.compile(r"[A-Z][a-z]")
+_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_PUBLIC_NAME = re.compile(r"(?i)public|publishable")
+
+
+def secret_key_name(key: str) -> bool:
+    """True when ``key`` names a secret: ``DB_PASSWORD``, ``api-key``, and in camelCase
+    (``apiSecret``, ``PrivateKey``) read as its words."""
+    if _PUBLIC_NAME.search(key):
+        return False  # publicKeyToken, public_key, NEXT_PUBLIC_*: public by their name
+    return bool(_SECRET_KEY_NAME.search(key) or _SECRET_KEY_NAME.search(_HUMP.sub("_", key)))
+
+
+_OBJECTS = frozenset(
+    "self this cls settings config cfg conf os env environ args options opts secrets request "
+    "req params props process app ctx context vault creds credentials values data user "
+    "account auth client module pkg window document import st".split())
+
+
+def reference(value: str) -> bool:
+    """``settings.API_KEY``, ``self.db.pw``: an attribute, not ``Dragon.winter20`` nor a
+    token made of dotted random parts (``sk.eyJ1Ijoi....``)."""
+    parts = value.split(".")
+    if any(random_looking(p) for p in parts):
+        return False
+    return (parts[0].lower() in _OBJECTS or any("_" in p or p.isupper() and len(p) > 1
+                                                  for p in parts)
+            or not any(c.isdigit() for c in parts[-1]))
+
+
+def assignments(text: str, low: str) -> Iterator[Found]:
+    for m in KEYWORD.finditer(low):
+        found = _assignment(text, m.start(), m.end())
+        if found is not None:
+            yield found
+
+
+def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
+    """A literal value given to a secret-named key, or None for code and placeholders."""
+    if kw_end < len(text) and text[kw_end].isalnum():
+        return None  # max_tokens, keyboard, secretary
+    start = kw_start
+    while start > 0 and text[start - 1] in _KEY_CHARS and kw_end - start < 80:
+        start -= 1
+    key = text[start:kw_end].lstrip(".-_")
+    if not secret_key_name(key):
+        return None
+    sigil = text[start - 1] if start > 0 else ""
+    if sigil and sigil in "{%":
+        return None  # ${DB_PASSWORD:?unset}, %DB_PASSWORD%: a reference, not a value
+    m = _ASSIGN_TAIL.match(text, kw_end)
+    if m is None:
+        return None
+    sep = m.group(1)
+    if sigil == "$" and not ("=" in sep and m.group(3) is not None):
+        return None  # $DB_PASSWORD read in a shell; `$db_password = '...'` (PHP) is a value
+    password = bool(_PASSWORD_KEY.search(key))
+    kind = "password" if password else "credential"
+    if m.group(3) is not None:
+        value, start, end = m.group(3), m.start(3), m.end(3)
+        if is_placeholder(value) or re.search(r"\s", value):
+            return None  # prose in quotes
+        if not random_looking(value) and (re.search(r"\{[\w.]*\}|%[sdr]", value)
+                                          or _TEMPLATE.search(value)):
+            return None  # f-strings, templates, format strings
+        if m.group(2) != "'" and variable_reference(value):
+            return None  # "$DB_PASS" expands in a shell; '$...' does not
+        if _NAMES_A_SECRET.search(value) and not any(c.isdigit() for c in value):
+            return None  # "challengePassword", "api_key_name": names, not values
+        if value.rstrip("?").lower() in _TYPE_WORDS:
+            return None  # {"password": "string?"}: a schema
+    else:
+        value, start, end = m.group(4), m.start(4), m.end(4)
+        if text[kw_end - len(key) - 1: kw_end - len(key)] in ("?", "&"):
+            value = value.split("&", 1)[0]  # a URL query: `&` starts the next parameter
+        if value.endswith(":") and text[start + len(value): start + len(value) + 1] == "`":
+            return None  # a reST role in a docstring: "pass :data:`CLIENT`"
+        value = _trim_end(text, value, start, kw_end - len(key))
+        end = start + len(value)
+        bare = value.rstrip("?")  # "string?" in a schema
+        if not bare or is_placeholder(bare) or bare.lower() in _TYPE_WORDS:
+            return None
+        if _TEMPLATE.search(value) or variable_reference(value) or re.search(
+                r"[\[\]{}<>]", value):
+            return None  # a call, an index, a template, an env reference
+        key_start = kw_end - len(key)
+        q = text[key_start - 1: key_start] if key_start > 0 else ""
+        if q in ("'", '"') and text[end: end + 1] == q and sep == sep.strip():
+            return None  # "passwd:gecos": one string literal, not an assignment
+        if IDENT_CHAIN.fullmatch(value) and not random_looking(value):
+            if _NAMES_A_SECRET.search(value) or "." in value and reference(value):
+                return None  # settings.API_KEY, ssl_keyfile_password=ssl_keyfile_password
+            if ("=" not in sep and value[0].isupper() and switch_rate(value) < 0.3
+                    and len(_CAP_WORD.findall(value)) >= 2):
+                return None  # `private_key: Ed25519PrivateKey`: a type annotation
+            if sum(c.isdigit() for c in value) < 3:
+                rest = text[end: end + 60].split("\n", 1)[0]
+                if "=" in sep:
+                    code = sep != sep.strip()  # `token = tokens` in code; `TOKEN=x` in a shell
+                else:  # `token: str = ...`, `Token: see the vault`
+                    code = bool(re.match(r"\s*(?:[=|\[,)]|\w)", rest))
+                if code:
+                    return None  # a variable, a type annotation, a sentence
+        if value.isdigit() and len(value) < 6:
+            return None
+        if ("/" in value and not password and re.search(r"[a-z]{3,}/[a-z]{3,}", value)
+                and not random_looking(value)):
+            return None  # app.kubernetes.io/name, a path
+    if is_public(value):
+        return None
+    if len(value) < (4 if password else 8):
+        return None
+    if not password and not (mixed(value) or len(value) >= 24):
+        return None  # token = "return" in a lexer, secret = "session" in a config
+    shown = key + sep.strip()[:1]
+    return kind, start, end, shown + preview(value)
+
+
+def _trim_end(text: str, value: str, start: int, key_start: int) -> str:
+    """A bare value without the full stop or colon that ends a sentence ("the password is
+    in the vault: see below."), kept where it cannot end one: inside a structure (before a
+    connection string's `;` or a query's `&`) or at the end of a config line that the key
+    begins, where a generated password may well end in a dot."""
+    trimmed = value.rstrip(".:")
+    if trimmed == value:
+        return value
+    after = text[start + len(value): start + len(value) + 1]
+    if after and not after.isspace():
+        return value
+    lo = max(0, key_start - 40)  # bounded: a scan back to the text's start is quadratic
+    nl = text.rfind("\n", lo, key_start)
+    if nl < 0 and lo > 0:
+        return trimmed  # the key is far from any line start: prose, not a config line
+    lead = text[nl + 1:key_start].strip()
+    if lead in ("", "-", "export", "set", "$env:", "ENV") and after in ("", "\n", "\r"):
+        return value
+    return trimmed
+
+
+# `<password>...</password>`, `<ApiKey>...</ApiKey>`: an XML element named for a secret.
+_XML_CLOSE = re.compile(r">([^<>\n]{1,4096})</((?:[A-Za-z_][\w.\-]*:)?([A-Za-z_][\w.\-]{0,60}))>")
+
+
+def xml_elements(text: str, low: str) -> Iterator[Found]:
+    if "</" not in text:
+        return
+    for m in _XML_CLOSE.finditer(text):
+        tag, name = m.group(2), m.group(3)
+        opening = text.rfind("<", max(0, m.start() - len(tag) - 200), m.start())
+        if opening < 0 or not text.startswith(tag, opening + 1):
+            continue
+        after = text[opening + 1 + len(tag): opening + 2 + len(tag)]
+        if after not in (">", " ") or not secret_key_name(name):
+            continue
+        value = m.group(1).strip()
+        s = m.start(1) + m.group(1).index(value) if value else m.start(1)
+        password = bool(_PASSWORD_KEY.search(name))
+        if not value or is_placeholder(value) and not _dollar_literal(value) or _TEMPLATE.search(
+                value) or variable_reference(value):
+            continue
+        if len(value) < (4 if password else 8) or not password and not mixed(value):
+            continue
+        kind = "password" if password else "credential"
+        yield kind, s, s + len(value), f"<{name}>" + preview(value)
+
+
+def _dollar_literal(value: str) -> bool:
+    """``$wcaSwqIf0CR`` in a config file: shaped like ``$VAR`` but mixed case, a password."""
+    return value.startswith("$") and not variable_reference(value)

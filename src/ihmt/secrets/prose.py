@@ -1,0 +1,232 @@
+"""Secrets given in sentences: "the wifi password is ...", "password for the NAS: ...",
+"la contraseña es ...", "I changed the root password to ...", "use ... as the passphrase",
+"login for the router: admin / ...", "the API key is ...".
+
+Each rule reads a keyword in the lower-cased text, then what may join it to a value (a
+copula, a colon, a preposition and its object, a parenthesis), then judges the value by
+its shape: a word is not a password, a random run is a key.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from .assign import IDENT_CHAIN, reference
+from .values import (
+    entropy,
+    is_placeholder,
+    is_public,
+    looks_like_password,
+    mixed,
+    preview,
+    random_looking,
+    starts_word,
+    variable_reference,
+)
+
+Found = tuple[str, int, int, str]
+
+_PROSE_KEY = re.compile(
+    r"pass(?:words?|wd|phrase|code|wort)?|pwd?|pin(?: code)?|contrase(?:ñ|n)a|clave|"
+    r"mot de passe|kennwort|senha|wachtwoord|(?:recovery|backup|2fa|mfa|totp|otp) "
+    r"(?:seed|code|key)s?")
+# What joins the keyword to its value: an adjective ("contraseña nueva"), what it is for
+# ("for the NAS", "de la base de datos"), a parenthesis ("as of Monday"), then a copula,
+# an arrow or a colon.
+_CONNECT = re.compile(
+    r"(?:\s+(?:new|old|current|temporary|default|initial|nueva|nuevo|actual|temporal|"
+    r"provisional|inicial))?"
+    r"(?:\s+(?:for|of|at|on|to|in|del|de|para|du|für|da|do|van)\s[^\n.;!?:=]{0,40}?)?"
+    r"(?:,[^,\n]{1,30},)?"
+    r"(?:[,;]?\s+(?:changed|rotated|updated|reset|again|today|yesterday|and|so|it))"
+    r"{0,4}[,;]?"
+    r"(?:\s(?:(?:is|was|are|it'?s|it’s) now|is|was|are|were|now|becomes|es|era|est|ist|é|"
+    r"ahora es|es ahora|(?:quedó|queda|quedo) (?:en|como)|será|"
+    r"=|->|→|it'?s|it’s)"
+    r"|\s?[:=]|\s(?:changed|set|reset|updated|rotated|cambiada|cambió) (?:it )?to)\s+")
+# "I changed the root password on nas01 to ...", "le cambié la clave a ...": `to` joins
+# the key to its value only after a verb of change earlier in the sentence.
+_TO = re.compile(r"(?:\s+(?:for|of|at|on|in|del|de|para)\s[^\n.;!?:=]{0,40}?)?\s+(?:to|a)\s+")
+_CHANGE_VERB = re.compile(
+    r"\b(?:chang(?:e|ed|ing)|set(?:ting)?|reset|updated?|rotated?|switched|cambi(?:é|e|ó|o|amos|"
+    r"ar|ado)|pus(?:e|imos|o)|pongo)\b")
+_PROSE_VALUE = re.compile(r"([\"'`“‘])([^\"'`”’\n]{4,128})[\"'`”’]|(\S{4,128})")
+# Google's app passwords: four groups of four letters.
+_GROUPED = re.compile(r"[a-z]{4}(?: [a-z]{4}){3}(?![A-Za-z0-9])")
+_BASE32 = re.compile(r"[A-Z2-7]{16,}=*")
+
+
+def prose(text: str, low: str) -> Iterator[Found]:
+    """"the wifi password is X", "password for the NAS: X", "la contraseña es X"."""
+    for m in _PROSE_KEY.finditer(low):
+        if not starts_word(low, m.start()) or (m.end() < len(low) and (
+                low[m.end()].isalnum() or low[m.end()] in "_-")):
+            continue
+        key = m.group(0)
+        pos = m.end()
+        c = _CONNECT.match(low, pos)
+        if c is None and _changed_before(low, m.start()):
+            c = _TO.match(low, pos)
+        if c is not None:
+            pos = c.end()
+        else:
+            # "user ana, password <value>": the value right after the word
+            if not low.startswith(" ", pos):
+                continue
+            pos += 1
+        grouped = _GROUPED.match(text, pos) if "pass" in key else None
+        if grouped is not None and c is not None:
+            yield "password", pos, grouped.end(), key + " " + preview(grouped.group(0))
+            continue
+        v = _PROSE_VALUE.match(text, pos)
+        if v is None:
+            continue
+        g = 2 if v.group(2) is not None else 3
+        value = v.group(g)
+        s = v.start(g)
+        if g == 3:
+            # A full stop may end the sentence or the password: mask it with the value.
+            value = value.rstrip(",;:)]\"'`")
+        if key.startswith("pin"):
+            if c is not None and re.fullmatch(r"\d{4,12}\.?", value):
+                yield "password", s, s + len(value), key + " " + preview(value)
+            continue
+        if key.endswith(("seed", "seeds", "key", "keys")) and c is not None and (
+                _BASE32.fullmatch(value) or random_looking(value)):
+            yield "password", s, s + len(value), key + " " + preview(value)
+            continue
+        if not _password_value(value, c is not None):
+            continue
+        yield "password", s, s + len(value), key + " " + preview(value)
+
+
+def _changed_before(low: str, start: int) -> bool:
+    """A verb of change in the sentence before ``start``, within 80 characters."""
+    lo = max(0, start - 80)
+    cut = max(low.rfind(ch, lo, start) for ch in ".!?\n")
+    return _CHANGE_VERB.search(low, max(lo, cut + 1), start) is not None
+
+
+def _password_value(value: str, joined: bool) -> bool:
+    """True when ``value``, given as a password, is one: not a word, code, a path, a date."""
+    core = value.rstrip(".")
+    if not joined and not (looks_like_password(core) and any(ch.isdigit() for ch in core)):
+        return False
+    if not looks_like_password(core) or core.startswith(("{", "<", "http", "/", "~")):
+        return False
+    if variable_reference(core):
+        return False
+    if re.search(r"[(\[{}\]]", core):
+        return False  # code: `password = getpass.getpass(...)`
+    if IDENT_CHAIN.fullmatch(core) and not random_looking(core) and (
+            "_" in core and sum(ch.isdigit() for ch in core) < 2
+            or "." in core and reference(core)):
+        return False  # `pw = form.pw`, `password = user_password`
+    return not re.fullmatch(r"\d{1,2}[:/.]\d{2}(?:[:/.]\d{2,4})?", core)  # a time or a date
+
+
+# ---------------------------------------------------------------------- "use X as the password"
+_AS_PASSWORD = re.compile(
+    r" (?:as|como)\s+(?:(?:the|my|a|your|our|la|el|mi|tu|su)\s+)?(?:(?:new|nueva|nuevo)\s+)?"
+    r"(pass(?:word|phrase|code)?|pw|pwd|pin|contraseña|clave)\b")
+_USE_BEFORE = re.compile(r"\b(?:use|using|usa|usar|usé|usamos|pon|puse)\s+([\"'`“]?)"
+                         r"([^\s\"'`”]{4,128})\1\s*$")
+_PASSPHRASE = re.compile(r"[a-zà-ÿ]+(?:[-_.][a-zà-ÿ0-9]+){2,}", re.IGNORECASE)
+
+
+def use_as(text: str, low: str) -> Iterator[Found]:
+    """"use X as the passphrase", "usa X como contraseña": the value comes first."""
+    for m in _AS_PASSWORD.finditer(low):
+        u = _USE_BEFORE.search(low, max(0, m.start() - 150), m.start())
+        if u is None:
+            continue
+        value, s = text[u.start(2): u.end(2)], u.start(2)
+        if _password_value(value, True) or (len(value) >= 15 and _PASSPHRASE.fullmatch(value)):
+            yield "password", s, u.end(2), m.group(1) + " " + preview(value)
+
+
+# ---------------------------------------------------------------------- user and password
+_PAIR_KEY = re.compile(r"(?:log[ -]?ins?|sign[ -]in|credentials|creds|credenciales|acceso|"
+                       r"cuenta|account)(?![a-z0-9_])")
+_PAIR = re.compile(
+    r"(?:\s+(?:for|to|of|on|at|para|de|del|en)\s[^\n:=>→]{0,40}?)?"
+    r"\s*(?::|->|→|=|\sis\s|\ses\s)\s*"
+    r"([a-z0-9._%+\-@]{1,64})(\s+/\s+|/|:)(\S{4,128})")
+_SLUG = re.compile(r"[a-z0-9]+(?:[-_.][a-z0-9]+)+")
+
+
+def pairs(text: str, low: str) -> Iterator[Found]:
+    """"Login for the router: admin / X", "credentials: ana@acme.io:X"."""
+    for k in _PAIR_KEY.finditer(low):
+        if not starts_word(low, k.start()):
+            continue
+        m = _PAIR.match(low, k.end())
+        if m is None:
+            continue
+        user, sep = m.group(1), m.group(2)
+        value = text[m.start(3): m.end(3)].rstrip(",;)]\"'`")
+        if user.isdigit() or user in ("http", "https", "ftp", "ssh") or is_placeholder(value):
+            continue
+        if not _password_value(value, True):
+            continue
+        if sep == "/" and _SLUG.fullmatch(value.lower()) and not random_looking(value):
+            continue  # "account: prod/eu-west-1": a path, a region
+        s = m.start(3)
+        yield "password", s, s + len(value), f"{user}{sep.strip()}{preview(value)}"
+
+
+# ---------------------------------------------------------------------- "the API key is X"
+_NOUN = re.compile(r"key|token|secret|pat\b")
+# What may qualify the noun, read backwards from it: "API key", "access token", "bot
+# token", "client secret". A bare "key" names too many things (a KMS key, a sort key,
+# "key takeaway") to count without one.
+_QUALIFIER = re.compile(
+    r"(?<![a-z0-9_\-])(?:api|access|auth|bot|app|server|signing|client|private|license|master|"
+    r"deploy|service|refresh|session|integration|webhook|admin|root|secret|personal access)"
+    r"[ \-]?$")
+_NOUN_JOIN = re.compile(
+    r"(?:\s+(?:for|of|para|de|del)\s[^\n:=>→.]{0,40}?)?"
+    r"(?:(\s*(?::|=|->|→)\s*|\s+(?:is|was|es|era)\s+(?:now\s+)?)|(\s+))")
+_NOUN_VALUE = re.compile(r"[A-Za-z0-9+/=_\-.:~$%]{16,4096}")
+_UUID = re.compile(r"[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}", re.IGNORECASE)
+_HEX = re.compile(r"(?:0x)?[0-9a-fA-F]+")
+_NOT_A_KEY = ("http", "/", "~", "sha", "SHA", "h1:", "md5", "MD5")
+
+
+def named_values(text: str, low: str) -> Iterator[Found]:
+    """A random value right after a noun that names a secret: "the API key is X",
+    "twilio secret X", "okta api token X". Words, hashes and ids do not count."""
+    for m in _NOUN.finditer(low):
+        end = m.end()
+        if end < len(low) and (low[end].isalnum() or low[end] in "_-"):
+            continue  # tokens, keyboard, token_type
+        q = _QUALIFIER.search(low, max(0, m.start() - 20), m.start())
+        start = q.start() if q is not None else m.start()
+        if q is None and (m.group(0) == "key" or not starts_word(low, start)):
+            continue
+        if re.search(r"(?:public|publishable|site|pk)[ _-]?$", low[max(0, start - 13): start]):
+            continue  # public by design
+        j = _NOUN_JOIN.match(low, end)
+        if j is None:
+            continue
+        v = _NOUN_VALUE.match(text, j.end())
+        if v is None:
+            continue
+        value = v.group(0).rstrip(".,;:)")
+        if (is_placeholder(value) or value.startswith(_NOT_A_KEY) or is_public(value)
+                or variable_reference(value)):
+            continue
+        if IDENT_CHAIN.fullmatch(value) and not random_looking(value):
+            continue  # a name or an attribute: `api_key = settings.OPENAI_API_KEY`
+        strong = j.group(1) is not None
+        hexed = _HEX.fullmatch(value) is not None
+        if strong:
+            ok = (random_looking(value) or _UUID.fullmatch(value) is not None
+                  or hexed and len(value) >= 32 and mixed(value)
+                  or len(value) >= 20 and mixed(value) and entropy(value) >= 3.5)
+        else:
+            ok = random_looking(value) and not hexed and _UUID.search(value) is None
+        if ok:
+            s = v.start()
+            yield "credential", s, s + len(value), low[start:end] + " " + preview(value)

@@ -56,12 +56,16 @@ class _Note:
     kept: set[str] = field(default_factory=set)  # terms of its clauses saying "still"
     gone: set[str] = field(default_factory=set)  # terms said in the old value's place
     new: set[str] = field(default_factory=set)  # terms said in the new value's place
+    cues: set[str] = field(default_factory=set)  # terms of its words of change ("instead")
+    whole: set[str] = field(default_factory=set)  # terms of whole words (not "cloud" of
+    #   "CloudFormation")
 
 
 def _read(text: str, stemmer: str) -> _Note:
     note = _Note(words=set(tokenize(text, stemmer)))
     for m in _WORD.finditer(text):
         w = m.group()
+        note.whole.update(tokenize(w, stemmer)[:1])
         start = m.start() == 0 or bool(_SENTENCE_END.search(text[:m.start()]))
         if any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:]) or \
                 (w[0].isupper() and not start):
@@ -77,6 +81,8 @@ def _read(text: str, stemmer: str) -> _Note:
         if not GONE_WORDS.search(clause):  # "switched to UTC": UTC is no old value
             for slot in NEW_SLOT.finditer(clause):
                 note.new.update(tokenize(slot.group(1), stemmer))
+        for m in CUE.finditer(clause):
+            note.cues.update(tokenize(m.group(), stemmer))
         cue = CUE.search(clause)
         if cue is None or FUTURE.search(clause) or NOT_DONE.search(clause, 0, cue.start()):
             continue
@@ -128,10 +134,11 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                     or not set(old.matched) & set(new.matched):
                 continue
             # The subject: a word of the question both match that is no value of either
-            # ("billing"; not "Cloud" of "Cloud Run", which two decisions about two
-            # services may both name).
-            if not (set(old.matched) & set(new.matched)) - (o.values | n.values | o.gone
-                                                              | n.gone):
+            # and no word of change, said as a word of its own in both ("billing"; not
+            # "Cloud" of "Cloud Run" or of "CloudFormation", which two decisions about two
+            # services may both name, nor their "instead").
+            subject = set(old.matched) & set(new.matched) & o.whole & n.whole
+            if not subject - (o.values | n.values | o.gone | n.gone | o.cues | n.cues):
                 continue
             values = (o.words & n.changed) - terms - n.kept - o.gone - n.new
             # A value said where the old one stands ("from yarn"), or a name of both that

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from .lazy_re import lazy
 from .model import Hit, SearchResult
 from .text import clip, count_tokens
 
@@ -53,17 +54,17 @@ class Injection:
 
 
 # ---------------------------------------------------------------------- the prompt filter
-_CUE = re.compile(
+_CUE = lazy(
     r"\b(remember|recall|remind me|forgot|forget|we (?:decided|agreed|chose|picked|said|"
     r"discussed|settled|talked)|did (?:we|i|you)\b|last (?:time|week|month|year)|previously|"
     r"earlier|back when|what (?:was|were) (?:our|my|the)|our (?:convention|policy|decision|"
     r"rule|choice|standard)s?|my (?:preference|favou?rite)s?|i (?:told|mentioned|said))",
     re.IGNORECASE)
-_QUESTION_START = re.compile(
+_QUESTION_START = lazy(
     r"^(?:what|when|where|who|whom|whose|why|how|which|did|do|does|is|are|was|were|has|have|"
     r"had|can|could|would|should|will|tell me|remind me|any idea)\b", re.IGNORECASE)
 # A prompt about the code or output in front of the agent, not about the past.
-_HERE = re.compile(
+_HERE = lazy(
     r"\b(?:this|these|that|the) (?:file|function|method|class|module|import|error|exception|"
     r"test|tests|code|bug|line|lines|diff|patch|snippet|script|output|log|stack ?trace|"
     r"traceback|warning|branch|commit|pr|query|endpoint|component|regex|loop|build|"
@@ -71,7 +72,7 @@ _HERE = re.compile(
     r"|```|traceback \(most recent call last\)|\b\w+\.(?:py|js|ts|tsx|jsx|go|rs|java|rb|c|h|"
     r"cpp|toml|ya?ml|json|md|sh|sql|css|html)\b|\bline \d+\b|\w+\(\)|\bhere\b",
     re.IGNORECASE)
-_IMPERATIVE = re.compile(
+_IMPERATIVE = lazy(
     r"^(?:please\s+)?(?:add|fix|write|implement|refactor|rename|remove|delete|create|update|"
     r"run|make|change|move|build|install|bump|format|lint|debug|optimi[sz]e|convert|generate|"
     r"set up|setup|migrate|clean|split|merge|rebase|revert|extract|inline|replace|document|"
@@ -156,7 +157,7 @@ def render_injection(res: SearchResult, max_tokens: int = MAX_TOKENS) -> tuple[s
 
 # ---------------------------------------------------------------------- session start
 # Memories that state how things are done: decisions, conventions, preferences.
-_RULE = re.compile(
+_RULE = lazy(
     r"\b(?:we (?:decided|chose|agreed|use|always|never|prefer|settled|switched|moved)|"
     r"decided|decision|convention|policy|always|never|prefer(?:s|red)?|preference|"
     r"must|do not|don't|standard|rule)\b", re.IGNORECASE)

@@ -8,11 +8,11 @@ the tests and benchmarks that check it. Every pattern runs on folded text
 
 from __future__ import annotations
 
-import re
+from ..lazy_re import lazy
 
 # A change said in words: "switched X to Y", "moved off X", "replaced X with Y", "X is now
 # Y", "no longer ...", "dropped X", "in favour of", "migrated", "cambiamos", "ya no" ...
-CUE = re.compile(
+CUE = lazy(
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing)|replac(?:ed|ing)|swap(?:ped|ping)"
     r"|chang(?:ed|ing)|convert(?:ed|ing)|port(?:ed|ing)|rewr(?:ote|itten)|upgrad(?:ed|ing)"
     r"|downgrad(?:ed|ing)|dropp(?:ed|ing)|ditch(?:ed|ing)|retir(?:ed|ing)|deprecat(?:ed|ing)"
@@ -27,7 +27,7 @@ CUE = re.compile(
 
 # Where the old value stands in a change: "from X", "replaced X", "instead of X", "off X",
 # "dropped X", "de X a", "en lugar de X" (the word right after).
-OLD_SLOT = re.compile(
+OLD_SLOT = lazy(
     r"\b(?:from|off|replac(?:ed|ing)|instead\s+of|dropp(?:ed|ing)|ditch(?:ed|ing)"
     r"|retir(?:ed|ing)|stopped\s+using|no\s+longer\s+(?:use|using|keep|run|on|in|with)"
     r"|got\s+rid\s+of|reemplazamos|sustituimos|dejamos(?:\s+de\s+usar)?"
@@ -36,18 +36,18 @@ OLD_SLOT = re.compile(
     r"|\bde\s+(\w[\w.+#-]*)\s+a\b")  # "de MySQL a Postgres"
 
 # Where the new value stands: "switched to UTC", "replaced X with Y", "X -> Y", "por Y".
-NEW_SLOT = re.compile(
+NEW_SLOT = lazy(
     r"(?:\b(?:to|into|onto|with|by|por|hacia|a)|->|\u2192)\s+(?:the\s+|el\s+|la\s+|los\s+"
     r"|las\s+|our\s+)?(\w[\w.+#-]*)")
 # A clause that says what went away ("ya no mandamos los logs a Papertrail"): its "a X" is
 # no new value.
-GONE_WORDS = re.compile(
+GONE_WORDS = lazy(
     r"\b(?:no\s+longer|ya\s+no|not|never|no\s+more|any\s*more|dropp(?:ed|ing)|removed"
     r"|retired|deleted|turned\s+(?:\S+\s+){0,3}?off|dejamos)\b")
 
 # A change that did not happen, or not yet: plans, wishes, conditions, attempts undone
 # (looked for before the change's own word: "Postgres could not scale" after it is a reason).
-NOT_DONE = re.compile(
+NOT_DONE = lazy(
     r"\b(?:might|may|maybe|could|would|should|shall|will|won'?t|going\s+to|gonna|plan|plans"
     r"|planning|planned|want(?:s|ed)?\s+to|thinking\s+(?:of|about)|consider(?:ing|ed)?"
     r"|propos(?:e|ed|al)|suggest(?:ed|s)?|if|unless|whether|tried|trying|attempted|reverted"
@@ -56,16 +56,16 @@ NOT_DONE = re.compile(
     r"|si|el\s+proximo|la\s+proxima|no\s+(?:cambiamos|migramos|movimos))\b")
 
 # A time still to come anywhere in the clause: "switching to pnpm next sprint".
-FUTURE = re.compile(
+FUTURE = lazy(
     r"\b(?:next\s+(?:week|month|quarter|year|sprint|release|time)|tomorrow|soon|eventually"
     r"|later\s+this|el\s+proximo|la\s+proxima|pronto|manana)\b")
 
 # The old value said to continue: "billing stays on Postgres", "Redis is still there",
 # "the upgrade went fine", "sigue en MySQL".
-STILL = re.compile(
+STILL = lazy(
     r"\b(?:still|stay|stays|stayed|remain|remains|remained|unchanged|fine"
     r"|as\s+before|sigue|siguen|seguimos|todavia|aun|mantenemos|se\s+queda)\b")
 
 # Where a note's clauses end: a change and a mention of something else said in one note
 # ("Moved the standup to 10:00; Redis upgrade went fine") are judged apart.
-CLAUSE = re.compile(r"[.;!?]+(?=\s|$)|\n+|\s+(?:but|pero)\s+")  # (not the dot of "3.12")
+CLAUSE = lazy(r"[.;!?]+(?=\s|$)|\n+|\s+(?:but|pero)\s+")  # (not the dot of "3.12")

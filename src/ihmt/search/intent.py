@@ -11,54 +11,55 @@ from __future__ import annotations
 
 import re
 
+from ..lazy_re import lazy
 from ..text import fold
 
 _INTENTS: list[tuple[str, re.Pattern[str]]] = [
-    ("location", re.compile(
+    ("location", lazy(
         r"\b(where (do|did|does) (i|we) (live|stay|reside)|where (am|was|were) (i|we) living"
         r"|where (is|was) (my|our) home|what city (do|did) (i|we) live|where (did|have) (i|we)"
         r" moved?|my (home )?address|donde (vivo|vivia|vivimos|viviamos|resido)"
         r"|en que ciudad vivo|a donde me mude|donde me mude)\b")),
-    ("employer", re.compile(
+    ("employer", lazy(
         r"\b(where (do|did) (i|we) work|who (do|did) (i|we) work for|what company (do|did)"
         r" (i|we) work|my (current )?(employer|company|job)|donde (trabajo|trabajaba)"
         r"|para quien (trabajo|trabajaba)|en que empresa (trabajo|trabajaba))\b")),
-    ("stack", re.compile(
+    ("stack", lazy(
         r"\b(my (tech )?stack|our (tech )?stack|what stack|which stack|mi stack|nuestro stack"
         r"|que stack)\b")),
     # Questions of other attributes of the user's own state. Their answers are found by
     # the attribute's vocabulary (ihmt.search.topic), not only by extracted facts.
-    ("employer", re.compile(
+    ("employer", lazy(
         r"\b(who (is|was) my employer|(what|which) company (am|was) i (at|with|in)"
         r"|(what|which) company (do|did) i work for|(what|which) company (am|was) i working for"
         r"|who employs me|where (am|was) i working"
         r"|(para que|en que) empresa (estoy|estaba|trabajo|trabajaba)|quien es mi empleador"
         r"|donde estoy trabajando)"
         r"\b")),
-    ("location", re.compile(
+    ("location", lazy(
         r"\b((what|which) city (am|was) i (living|based)|where am i based|where (is|was) my"
         r" (house|flat|apartment)|donde esta mi casa|en que ciudad (resido|vivia|estoy))\b")),
-    ("manager", re.compile(
+    ("manager", lazy(
         r"\b(who (is|was) my (line |direct )?(manager|boss|lead|supervisor)|who (do|did) i"
         r" report to|quien (es|era) mi (jefe|jefa|responsable|supervisor|supervisora)"
         r"|a quien (reporto|reportaba)|de quien (dependo|dependia))\b")),
-    ("editor", re.compile(
+    ("editor", lazy(
         r"\b((what|which) (code )?editor|(what|which) ide|what (do|did) i (write|code) (code )?"
         r"in|my editor|que editor|cual (es|era) mi editor|con que programo|con que programaba)\b")),
-    ("ci", re.compile(
+    ("ci", lazy(
         r"\b((what|which) ci\b|our ci|ci system|which system runs our builds|where do our"
         r" (pipelines|builds) run|where did our (pipelines|builds) run|que ci|nuestra ci"
         r"|donde (corren|corrian) (nuestras |las )?builds|que sistema ejecuta los pipelines)")),
-    ("package manager", re.compile(
+    ("package manager", lazy(
         r"\b((what|which) package (manager|tool)|package manager (do|did|does|should) (i|we)"
         r"|(my|our) package manager|(que|cual es el|nuestro) gestor de paquetes)\b")),
-    ("runtime", re.compile(
+    ("runtime", lazy(
         r"\b((what|which) python( version)?|python version|que version de python"
         r"|(con )?que python)\b")),
-    ("commute", re.compile(
+    ("commute", lazy(
         r"\b(how (do|did) i (get|go|travel|commute) to (the office|work)|how (do|did) i commute"
         r"|my commute|como (voy|iba|llego|llegaba) (a la oficina|al trabajo)|mi trayecto)\b")),
-    ("schedule", re.compile(
+    ("schedule", lazy(
         r"\b((when|what time) (is|was) (the )?(daily )?(standup|stand-up)|when does the"
         r" (daily )?standup|at what time do we have (the )?standup|a que hora (es|era|empieza)"
         r" (la daily|el standup|la reunion diaria)|cuando (es|era) (la daily|el standup))\b")),
@@ -74,7 +75,7 @@ def fact_intent(query: str) -> str | None:
     return None
 
 
-_CURRENT = re.compile(
+_CURRENT = lazy(
     r"\b(now|today|currently|current|latest|nowadays|these days|at the moment"
     r"|ahora|hoy|actualmente|actual|hoy en dia|a dia de hoy)\b")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..lazy_re import lazy
 from .values import (
     is_placeholder,
     is_public,
@@ -27,8 +28,8 @@ Found = tuple[str, int, int, str]
 # `password = "..."`, `DB_PASSWORD=...`, `"api_key": "..."`, `token: ...`: the keyword is
 # found in the lower-cased text, the key around it is read back to its start, and what
 # follows is matched by _ASSIGN_TAIL at the keyword's end.
-KEYWORD = re.compile(r"pass(?:word|wd|phrase)?|pwd|secret|key|token|credential|auth")
-_SECRET_KEY_NAME = re.compile(
+KEYWORD = lazy(r"pass(?:word|wd|phrase)?|pwd|secret|key|token|credential|auth")
+_SECRET_KEY_NAME = lazy(
     r"pass(?:word|wd|phrase)$|(?:^|[_.\-])(?:pass|pwd|psk|secret|"
     r"(?:secret|api|access|private|signing|encryption|master|account|auth|client|app|"
     r"license|storage|service|admin|root|shared|webhook)[_\-]?key|apikey|authtoken|"
@@ -38,24 +39,24 @@ _SECRET_KEY_NAME = re.compile(
 )
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 # Group 1: separator, 2: quote, 3: quoted value, 4: bare value.
-_ASSIGN_TAIL = re.compile(
+_ASSIGN_TAIL = lazy(
     r"[\"']?([ \t]*(?::[ \t]*[A-Za-z_][A-Za-z0-9_\[\], |.]{0,40}?[ \t]*=|:=|=>|=|:)(?!=)[ \t]*)"
     r"(?:([\"'`])([^\"'`\n\r]{1,4096})\2|([^\s\"'`,;)\]}=]{1,4096}={0,2}))"
 )
-_PASSWORD_KEY = re.compile(r"(?i)pass(?:word|wd|phrase)?|pwd|psk")
+_PASSWORD_KEY = lazy(r"(?i)pass(?:word|wd|phrase)?|pwd|psk")
 # A value that names a secret rather than holding one ("api_key_name", "apiKey"); `key`
 # only as a part of a name, not inside a word (Monkey.Dragon25).
-_NAMES_A_SECRET = re.compile(r"(?i:pass(?:word|wd)|secret|token|credential)|(?:^|[_.\-])"
+_NAMES_A_SECRET = lazy(r"(?i:pass(?:word|wd)|secret|token|credential)|(?:^|[_.\-])"
                              r"(?:key|KEY)|Key|KEY")
 _TYPE_WORDS = {"str", "string", "int", "bytes", "bool", "optional", "any", "none", "secretstr",
                "text", "list", "dict", "object", "float", "number", "boolean", "char", "void"}
-IDENT_CHAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
-_TEMPLATE = re.compile(r"\$\{|\$\(|\{\{|\{%|%\(|^%\w+%$|^[{<(\[]|^[\w.]+\(|\)$")
+IDENT_CHAIN = lazy(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_TEMPLATE = lazy(r"\$\{|\$\(|\{\{|\{%|%\(|^%\w+%$|^[{<(\[]|^[\w.]+\(|\)$")
 # A capitalised word inside a name: a type has two (``SecretStr``, ``PrivateKey``), a
 # password that starts with a capital (``Saffron7557_``) has one.
-_CAP_WORD = re.compile(r"[A-Z][a-z]")
-_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_PUBLIC_NAME = re.compile(r"(?i)public|publishable")
+_CAP_WORD = lazy(r"[A-Z][a-z]")
+_HUMP = lazy(r"(?<=[a-z0-9])(?=[A-Z])")
+_PUBLIC_NAME = lazy(r"(?i)public|publishable")
 
 
 def secret_key_name(key: str) -> bool:
@@ -193,7 +194,7 @@ def _trim_end(text: str, value: str, start: int, key_start: int) -> str:
 
 
 # `<password>...</password>`, `<ApiKey>...</ApiKey>`: an XML element named for a secret.
-_XML_CLOSE = re.compile(r">([^<>\n]{1,4096})</((?:[A-Za-z_][\w.\-]*:)?([A-Za-z_][\w.\-]{0,60}))>")
+_XML_CLOSE = lazy(r">([^<>\n]{1,4096})</((?:[A-Za-z_][\w.\-]*:)?([A-Za-z_][\w.\-]{0,60}))>")
 
 
 def xml_elements(text: str, low: str) -> Iterator[Found]:

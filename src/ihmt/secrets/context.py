@@ -11,9 +11,9 @@ read from the original.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
+from ..lazy_re import lazy
 from .assign import assignments, xml_elements
 from .prose import named_values, pairs, prose, use_as
 from .values import (
@@ -31,7 +31,7 @@ Found = tuple[str, int, int, str]
 
 
 # ---------------------------------------------------------------------- AWS secret key
-_AWS_SECRET = re.compile(
+_AWS_SECRET = lazy(
     r"aws[a-z0-9_.\-]{0,24}secret[a-z0-9_.\-]{0,24}[\"']?\s*(?::=|=>|=|:)\s*"
     r"[\"']?([a-z0-9/+]{40})(?![a-z0-9/+=])"
 )
@@ -48,10 +48,10 @@ def aws_secrets(text: str, low: str) -> Iterator[Found]:
 # `scheme://user:password@host`, found from its `://` (the scheme is read backwards). The
 # password may hold an `@` itself (people paste them unencoded): the last `@` before the
 # host ends it. The user may be empty (`redis://:pw@host`).
-_CONNECTION = re.compile(
+_CONNECTION = lazy(
     r"://([^\s:/@'\"<>,]{0,128}):([^\s'\"<>/,]{1,256})@([A-Za-z0-9\[][^\s/'\"<>@?#]{0,255})"
 )
-_SCHEME_TAIL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.\-]{0,30}$")
+_SCHEME_TAIL = lazy(r"[a-zA-Z][a-zA-Z0-9+.\-]{0,30}$")
 
 
 def connection_strings(text: str, low: str) -> Iterator[Found]:
@@ -69,7 +69,7 @@ def connection_strings(text: str, low: str) -> Iterator[Found]:
         yield kind, m.start(2), m.end(2), shown
 
 
-_SIGNED = re.compile(
+_SIGNED = lazy(
     r"(?:[?&;](?:sig|signature|x-amz-signature|x-goog-signature|x-amz-security-token|"
     r"access_token|private_token|client_secret|api_key|apikey|token|key|secret)=|"
     r"(?:accountkey|sharedaccesskey|sharedaccesssignature)=)"
@@ -89,10 +89,10 @@ def signed_urls(text: str, low: str) -> Iterator[Found]:
 
 
 # ---------------------------------------------------------------------- headers
-_AUTH_HEADER = re.compile(
+_AUTH_HEADER = lazy(
     r"(?:authorization|proxy-authorization)[\"']?\s*[:=,]\s*[\"']?"
     r"(basic|bearer|token|digest|apikey|api-key|key|sso-key)?\s*([a-z0-9+/=._~\-:]{8,})")
-_BEARER = re.compile(r"bearer\s+([a-z0-9._~+/\-]{20,}=*)(?![a-z0-9._~+/\-])")
+_BEARER = lazy(r"bearer\s+([a-z0-9._~+/\-]{20,}=*)(?![a-z0-9._~+/\-])")
 
 
 def _min_entropy(value: str) -> float:
@@ -121,9 +121,9 @@ def headers(text: str, low: str) -> Iterator[Found]:
 
 
 # `Cookie: sessionid=...; theme=dark`, `Set-Cookie: ...`, `curl --cookie "sid=..."`.
-_COOKIE_HEADER = re.compile(r"cookie(?:[ \t]*:[ \t]*|[ \t=]+[\"']?)")
-_COOKIE_PAIR = re.compile(r"([A-Za-z0-9_.\-]{1,64})=([^;\s\"',]{1,4096})")
-_SESSION_NAME = re.compile(r"sess|sid|auth|token|jwt|remember|login|identity|credential")
+_COOKIE_HEADER = lazy(r"cookie(?:[ \t]*:[ \t]*|[ \t=]+[\"']?)")
+_COOKIE_PAIR = lazy(r"([A-Za-z0-9_.\-]{1,64})=([^;\s\"',]{1,4096})")
+_SESSION_NAME = lazy(r"sess|sid|auth|token|jwt|remember|login|identity|credential")
 
 
 def cookies(text: str, low: str) -> Iterator[Found]:
@@ -148,7 +148,7 @@ def cookies(text: str, low: str) -> Iterator[Found]:
                 yield "session_cookie", m.start(2), m.end(2), f"{name}=" + preview(value)
 
 
-_DOCKER_AUTH = re.compile(r"\"(?:auth|identitytoken|registrytoken)\"\s*:\s*\"([a-z0-9+/=_\-.]{8,})\"")
+_DOCKER_AUTH = lazy(r"\"(?:auth|identitytoken|registrytoken)\"\s*:\s*\"([a-z0-9+/=_\-.]{8,})\"")
 
 
 def docker_auth(text: str, low: str) -> Iterator[Found]:
@@ -161,18 +161,18 @@ def docker_auth(text: str, low: str) -> Iterator[Found]:
 
 # ---------------------------------------------------------------------- command lines
 # `--password X`, `--token=X`, `--api-key X`, `-p X` for the tools where -p is a password.
-_FLAG = re.compile(
+_FLAG = lazy(
     r"(--?(?:[a-z0-9]{1,16}-){0,3}(?:password|passwd|pass|pwd|token|secret|api-?key|"
     r"auth-?token|access-?key|secret-?key|client-?secret|authtoken))(?:=|[ \t]+)"
     r"(?!-)([\"'][^\"'\n]{1,200}[\"']|[^\s\"'|;&<>]{1,200})")
 # `-p` is a password for a few tools: `-pPW` (no space) for the MySQL family, where
 # `-p db` asks for the password and names the database; `-p PW` for the others.
-_SHORT_P = re.compile(r"[ \t]-p([ \t]*)([\"'][^\"'\n]{1,200}[\"']|[^\s\"'`|;&<>]{1,200})")
-_P_SPACED = re.compile(r"\b(?:sshpass|docker login|podman login|helm registry login|smbclient)\b")
-_P_JOINED = re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|mysqlimport)\b")
-_CURL_USER = re.compile(
+_SHORT_P = lazy(r"[ \t]-p([ \t]*)([\"'][^\"'\n]{1,200}[\"']|[^\s\"'`|;&<>]{1,200})")
+_P_SPACED = lazy(r"\b(?:sshpass|docker login|podman login|helm registry login|smbclient)\b")
+_P_JOINED = lazy(r"\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|mysqlimport)\b")
+_CURL_USER = lazy(
     r"(?:-u|--user|--proxy-user|-U)[ \t=]*[\"']?([^\s:\"'`]{1,128}):([^\s\"'`]{1,200})")
-_ADD_TOKEN = re.compile(r"(?:add-authtoken|login --with-token|set-token|auth init -t)"
+_ADD_TOKEN = lazy(r"(?:add-authtoken|login --with-token|set-token|auth init -t)"
                         r"[ \t]+([^\s\"'|;&<>-][^\s\"'|;&<>]{7,200})")
 
 
@@ -237,16 +237,16 @@ def command_lines(text: str, low: str) -> Iterator[Found]:
 
 
 # ---------------------------------------------------------------------- files
-_NETRC = re.compile(r"machine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(\S+)|"
+_NETRC = lazy(r"machine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(\S+)|"
                     r"login\s+\S+\s+password\s+(\S+)")
-_PGPASS = re.compile(r"(?m):(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:(\S{4,})[ \t]*$")
-_PGPASS_HOST = re.compile(r"(?:^|\s)[A-Za-z0-9.\-*_\[\]]+$")
-_XML_VALUE = re.compile(r"value=\"([^\"]{4,300})\"")
-_XML_KEY = re.compile(r"(?:key|name)=\"[^\"]{0,60}(?:password|passwd|pwd|secret|token|apikey"
+_PGPASS = lazy(r"(?m):(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:(\S{4,})[ \t]*$")
+_PGPASS_HOST = lazy(r"(?:^|\s)[A-Za-z0-9.\-*_\[\]]+$")
+_XML_VALUE = lazy(r"value=\"([^\"]{4,300})\"")
+_XML_KEY = lazy(r"(?:key|name)=\"[^\"]{0,60}(?:password|passwd|pwd|secret|token|apikey"
                       r"|api_key|connectionstring)[^\"]{0,30}\"\s+$")
-_K8S_SECRET = re.compile(r"(?m)^kind:\s*secret\s*$")
-_K8S_DATA = re.compile(r"(?m)^(?:data|stringdata):\s*$((?:\n[ \t]+[^\n]*)+)")
-_K8S_ITEM = re.compile(r"\n[ \t]+[\w.\-]+:[ \t]*([a-z0-9+/=._\-]{4,})[ \t]*(?=\n|$)")
+_K8S_SECRET = lazy(r"(?m)^kind:\s*secret\s*$")
+_K8S_DATA = lazy(r"(?m)^(?:data|stringdata):\s*$((?:\n[ \t]+[^\n]*)+)")
+_K8S_ITEM = lazy(r"\n[ \t]+[\w.\-]+:[ \t]*([a-z0-9+/=._\-]{4,})[ \t]*(?=\n|$)")
 
 
 def files(text: str, low: str) -> Iterator[Found]:

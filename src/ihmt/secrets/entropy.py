@@ -6,18 +6,19 @@ from __future__ import annotations
 import math
 import re
 
+from ..lazy_re import lazy
 from .values import decodes_to_text, entropy, is_public, switch_rate
 
 # High-entropy candidates: base64 / base64url / hex runs of at least 32 characters.
-TOKEN = re.compile(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{32,}={0,2}(?![A-Za-z0-9+/_\-=])")
-_HEX = re.compile(r"[0-9a-fA-F]+")
-_WORD_SEGMENT = re.compile(r"[a-z]{2,}|[A-Z][a-z]+|[a-z]+[._\-][a-z]+|v?\d+(?:\.\d+)*")
-_UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
-_SECRET_CONTEXT = re.compile(
+TOKEN = lazy(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{32,}={0,2}(?![A-Za-z0-9+/_\-=])")
+_HEX = lazy(r"[0-9a-fA-F]+")
+_WORD_SEGMENT = lazy(r"[a-z]{2,}|[A-Z][a-z]+|[a-z]+[._\-][a-z]+|v?\d+(?:\.\d+)*")
+_UUID = lazy(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
+_SECRET_CONTEXT = lazy(
     r"(?i)secret|passw|token|api[_\- ]?key|private|credential|auth|bearer|signing|"
     r"webhook|session|cookie|\bkey\b"
 )
-_HASH_CONTEXT = re.compile(
+_HASH_CONTEXT = lazy(
     r"(?i)\b(?:(?:commit|revert|merg|cherry|rebas|bisect|deploy|releas|rollback|roll back|"
     r"checkout|hotfix|fix|patch|pin|tag|build|image|digest|checksum|hash|fingerprint|"
     r"revision|integrity|etag|version|object|blob|parent|nonce|salt|hmac|gpg|pgp|keyid|"
@@ -26,21 +27,21 @@ _HASH_CONTEXT = re.compile(
     r"|sha\d+[:\-]$|@$"
 )
 # What precedes a value that is public or an identifier by design.
-_PUBLIC_BEFORE = re.compile(
+_PUBLIC_BEFORE = lazy(
     r"(?i)(?:sha\d+[:\-]|h1:|integrity\W*|base64,|ipfs://|/ipfs/|"
     r"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+|"
     r"public[_ \-]?key\W{0,4}|pubkey\W{0,4}|peer\W{0,3}|recipient\W{0,3}|\bpk\.|"
     r"(?:site|publishable)[_ \-]?key\W{0,4}|"
     r"\"(?:n|e|x|y|kid|x5t(?:#s256)?|x5c)\"\s*:\s*\[?\s*\")$")
 # A hash named by its algorithm, in the token itself (`sha256-...` in SRI and nix).
-_ALGORITHM = re.compile(r"(?i)(?:sha(?:1|224|256|384|512)|sha3-\d+|md5|blake2[bs]?)[\-_]")
+_ALGORITHM = lazy(r"(?i)(?:sha(?:1|224|256|384|512)|sha3-\d+|md5|blake2[bs]?)[\-_]")
 # A label that says the value is an identifier: `node id`, `"node_id": "`, `x-amz-id-2: `.
-_ID_BEFORE = re.compile(
+_ID_BEFORE = lazy(
     r"(?i)(?:^|[^a-z0-9])(?:([a-z0-9]+)[\s_\-.]?)?(?:id|ids|uid|guid|uuid|identifier)"
     r"(?:[_\-]\d+)?[\"']?\s*[:=]?\s*[\"']?$")
 _SECRET_IDS = frozenset({"session", "sess", "s", "secret", "csrf", "xsrf", "auth"})
-_CID = re.compile(r"Qm[1-9A-HJ-NP-Za-km-z]{44}|baf[a-z2-7]{50,}")
-_URL_START = re.compile(r"[a-z][a-z0-9+.\-]*://[^\s/?#]+(/[^\s?#]*)?$", re.IGNORECASE)
+_CID = lazy(r"Qm[1-9A-HJ-NP-Za-km-z]{44}|baf[a-z2-7]{50,}")
+_URL_START = lazy(r"[a-z][a-z0-9+.\-]*://[^\s/?#]+(/[^\s?#]*)?$", re.IGNORECASE)
 
 
 def _in_url_path(before: str) -> bool:

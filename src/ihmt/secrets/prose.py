@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..lazy_re import lazy
 from .assign import IDENT_CHAIN, reference
 from .values import (
     entropy,
@@ -27,14 +28,14 @@ from .values import (
 
 Found = tuple[str, int, int, str]
 
-_PROSE_KEY = re.compile(
+_PROSE_KEY = lazy(
     r"pass(?:words?|wd|phrase|code|wort)?|pwd?|pin(?: code)?|contrase(?:ñ|n)a|clave|"
     r"mot de passe|kennwort|senha|wachtwoord|(?:recovery|backup|2fa|mfa|totp|otp) "
     r"(?:seed|code|key)s?")
 # What joins the keyword to its value: an adjective ("contraseña nueva"), what it is for
 # ("for the NAS", "de la base de datos"), a parenthesis ("as of Monday"), then a copula,
 # an arrow or a colon.
-_CONNECT = re.compile(
+_CONNECT = lazy(
     r"(?:\s+(?:new|old|current|temporary|default|initial|nueva|nuevo|actual|temporal|"
     r"provisional|inicial))?"
     r"(?:\s+(?:for|of|at|on|to|in|del|de|para|du|für|da|do|van)\s[^\n.;!?:=]{0,40}?)?"
@@ -47,14 +48,14 @@ _CONNECT = re.compile(
     r"|\s?[:=]|\s(?:changed|set|reset|updated|rotated|cambiada|cambió) (?:it )?to)\s+")
 # "I changed the root password on nas01 to ...", "le cambié la clave a ...": `to` joins
 # the key to its value only after a verb of change earlier in the sentence.
-_TO = re.compile(r"(?:\s+(?:for|of|at|on|in|del|de|para)\s[^\n.;!?:=]{0,40}?)?\s+(?:to|a)\s+")
-_CHANGE_VERB = re.compile(
+_TO = lazy(r"(?:\s+(?:for|of|at|on|in|del|de|para)\s[^\n.;!?:=]{0,40}?)?\s+(?:to|a)\s+")
+_CHANGE_VERB = lazy(
     r"\b(?:chang(?:e|ed|ing)|set(?:ting)?|reset|updated?|rotated?|switched|cambi(?:é|e|ó|o|amos|"
     r"ar|ado)|pus(?:e|imos|o)|pongo)\b")
-_PROSE_VALUE = re.compile(r"([\"'`“‘])([^\"'`”’\n]{4,128})[\"'`”’]|(\S{4,128})")
+_PROSE_VALUE = lazy(r"([\"'`“‘])([^\"'`”’\n]{4,128})[\"'`”’]|(\S{4,128})")
 # Google's app passwords: four groups of four letters.
-_GROUPED = re.compile(r"[a-z]{4}(?: [a-z]{4}){3}(?![A-Za-z0-9])")
-_BASE32 = re.compile(r"[A-Z2-7]{16,}=*")
+_GROUPED = lazy(r"[a-z]{4}(?: [a-z]{4}){3}(?![A-Za-z0-9])")
+_BASE32 = lazy(r"[A-Z2-7]{16,}=*")
 
 
 def prose(text: str, low: str) -> Iterator[Found]:
@@ -127,12 +128,12 @@ def _password_value(value: str, joined: bool) -> bool:
 
 
 # ---------------------------------------------------------------------- "use X as the password"
-_AS_PASSWORD = re.compile(
+_AS_PASSWORD = lazy(
     r" (?:as|como)\s+(?:(?:the|my|a|your|our|la|el|mi|tu|su)\s+)?(?:(?:new|nueva|nuevo)\s+)?"
     r"(pass(?:word|phrase|code)?|pw|pwd|pin|contraseña|clave)\b")
-_USE_BEFORE = re.compile(r"\b(?:use|using|usa|usar|usé|usamos|pon|puse)\s+([\"'`“]?)"
+_USE_BEFORE = lazy(r"\b(?:use|using|usa|usar|usé|usamos|pon|puse)\s+([\"'`“]?)"
                          r"([^\s\"'`”]{4,128})\1\s*$")
-_PASSPHRASE = re.compile(r"[a-zà-ÿ]+(?:[-_.][a-zà-ÿ0-9]+){2,}", re.IGNORECASE)
+_PASSPHRASE = lazy(r"[a-zà-ÿ]+(?:[-_.][a-zà-ÿ0-9]+){2,}", re.IGNORECASE)
 
 
 def use_as(text: str, low: str) -> Iterator[Found]:
@@ -147,13 +148,13 @@ def use_as(text: str, low: str) -> Iterator[Found]:
 
 
 # ---------------------------------------------------------------------- user and password
-_PAIR_KEY = re.compile(r"(?:log[ -]?ins?|sign[ -]in|credentials|creds|credenciales|acceso|"
+_PAIR_KEY = lazy(r"(?:log[ -]?ins?|sign[ -]in|credentials|creds|credenciales|acceso|"
                        r"cuenta|account)(?![a-z0-9_])")
-_PAIR = re.compile(
+_PAIR = lazy(
     r"(?:\s+(?:for|to|of|on|at|para|de|del|en)\s[^\n:=>→]{0,40}?)?"
     r"\s*(?::|->|→|=|\sis\s|\ses\s)\s*"
     r"([a-z0-9._%+\-@]{1,64})(\s+/\s+|/|:)(\S{4,128})")
-_SLUG = re.compile(r"[a-z0-9]+(?:[-_.][a-z0-9]+)+")
+_SLUG = lazy(r"[a-z0-9]+(?:[-_.][a-z0-9]+)+")
 
 
 def pairs(text: str, low: str) -> Iterator[Found]:
@@ -177,20 +178,20 @@ def pairs(text: str, low: str) -> Iterator[Found]:
 
 
 # ---------------------------------------------------------------------- "the API key is X"
-_NOUN = re.compile(r"key|token|secret|pat\b")
+_NOUN = lazy(r"key|token|secret|pat\b")
 # What may qualify the noun, read backwards from it: "API key", "access token", "bot
 # token", "client secret". A bare "key" names too many things (a KMS key, a sort key,
 # "key takeaway") to count without one.
-_QUALIFIER = re.compile(
+_QUALIFIER = lazy(
     r"(?<![a-z0-9_\-])(?:api|access|auth|bot|app|server|signing|client|private|license|master|"
     r"deploy|service|refresh|session|integration|webhook|admin|root|secret|personal access)"
     r"[ \-]?$")
-_NOUN_JOIN = re.compile(
+_NOUN_JOIN = lazy(
     r"(?:\s+(?:for|of|para|de|del)\s[^\n:=>→.]{0,40}?)?"
     r"(?:(\s*(?::|=|->|→)\s*|\s+(?:is|was|es|era)\s+(?:now\s+)?)|(\s+))")
-_NOUN_VALUE = re.compile(r"[A-Za-z0-9+/=_\-.:~$%]{16,4096}")
-_UUID = re.compile(r"[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}", re.IGNORECASE)
-_HEX = re.compile(r"(?:0x)?[0-9a-fA-F]+")
+_NOUN_VALUE = lazy(r"[A-Za-z0-9+/=_\-.:~$%]{16,4096}")
+_UUID = lazy(r"[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}", re.IGNORECASE)
+_HEX = lazy(r"(?:0x)?[0-9a-fA-F]+")
 _NOT_A_KEY = ("http", "/", "~", "sha", "SHA", "h1:", "md5", "MD5")
 
 

@@ -6,12 +6,13 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator
 
+from ..lazy_re import lazy
 from . import context, shapes
 from .entropy import TOKEN, random_token
 from .model import Finding
 from .values import is_placeholder, preview, starts_word
 
-_CASED = re.compile(r"[A-Z]+|[^\x00-\x7f]")
+_CASED = lazy(r"[A-Z]+|[^\x00-\x7f]")
 
 
 def _lower_one(m: re.Match[str]) -> str:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..lazy_re import lazy
 from .values import b64_decoded, mixed
 
 _END = r"(?![A-Za-z0-9_\-])"
@@ -96,12 +97,12 @@ def _hexmix(v: str) -> bool:
 
 
 def _c(p: str) -> re.Pattern[str]:
-    return re.compile(p)
+    return lazy(p)
 
 
 def _hex_before(n: int, tail: str) -> Callable[[str], bool]:
     """The value is ``n`` hex characters (letters and digits both) then ``tail``'s shape."""
-    rx = re.compile(rf"[a-f0-9]{{{n}}}{tail}")
+    rx = lazy(rf"[a-f0-9]{{{n}}}{tail}")
     return lambda v: rx.fullmatch(v) is not None and _hexmix(v[:n])
 
 
@@ -259,29 +260,29 @@ SCANNED = tuple((i, sh) for i, sh in enumerate(SHAPES) if sh.scan)
 # or more: one pass over such runs finds them all, each dispatched by its first two
 # characters to the shapes whose literal it starts with (one regex pass per shape would
 # cost ~2 ms/MB each).
-RUN = re.compile(r"[A-Za-z0-9_\-]{12,}")
+RUN = lazy(r"[A-Za-z0-9_\-]{12,}")
 BY_START: dict[str, tuple[tuple[int, str, Shape], ...]] = {}
 for _i, _sh in enumerate(SHAPES):
     if not _sh.scan:
         for _n in _sh.needles:
             BY_START[_n[:2]] = (*BY_START.get(_n[:2], ()), (_i, _n, _sh))
 
-PRIVATE_KEY = re.compile(
+PRIVATE_KEY = lazy(
     r"-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----"
     r"(?:.*?-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|.*\Z)",
     re.DOTALL,
 )
 # A PEM body: optional `Name: value` header lines, then base64.
-PEM_BODY = re.compile(r"(?:\s|\\[nr])*(?:[A-Za-z\-]+:[^\n]*\n\s*)*[A-Za-z0-9+/=]{16}")
+PEM_BODY = lazy(r"(?:\s|\\[nr])*(?:[A-Za-z\-]+:[^\n]*\n\s*)*[A-Za-z0-9+/=]{16}")
 
 # Blocks that are public by design: their base64 is not a secret.
-PUBLIC_BLOCK = re.compile(
+PUBLIC_BLOCK = lazy(
     r"-----BEGIN ((?:[A-Z0-9]+ )*(?:CERTIFICATE|PUBLIC KEY|PUBLIC KEY BLOCK|CERTIFICATE "
     r"REQUEST|NEW CERTIFICATE REQUEST|X509 CRL|SIGNATURE|PGP SIGNATURE|PGP MESSAGE|"
     r"ENCRYPTED MESSAGE|PKCS7|CMS|DH PARAMETERS|EC PARAMETERS))-----"
     r".*?(?:-----END \1-----|\Z)", re.DOTALL)
 # ``data:image/png;base64,...`` and wrapped base64 (3+ lines of 60+ characters): encoded
 # files (images, fixtures), not credentials, which are one line or sit in a PEM block.
-DATA_URI = re.compile(r"data:[\w.+\-]+/[\w.+\-]+(?:;[\w=\-]+)*;base64,[A-Za-z0-9+/=\s]+")
-WRAPPED_B64 = re.compile(r"(?m)(?:^[ \t]*[A-Za-z0-9+/]{60,}={0,2}[ \t]*\r?\n){2,}"
+DATA_URI = lazy(r"data:[\w.+\-]+/[\w.+\-]+(?:;[\w=\-]+)*;base64,[A-Za-z0-9+/=\s]+")
+WRAPPED_B64 = lazy(r"(?m)(?:^[ \t]*[A-Za-z0-9+/]{60,}={0,2}[ \t]*\r?\n){2,}"
                          r"[ \t]*[A-Za-z0-9+/]{4,}={0,2}[ \t]*$")

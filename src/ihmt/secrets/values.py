@@ -9,6 +9,8 @@ import math
 import re
 from collections import Counter
 
+from ..lazy_re import lazy
+
 # ---------------------------------------------------------------------- placeholders
 _PLACEHOLDER_WORDS = {
     "", "none", "null", "nil", "true", "false", "undefined", "redacted", "hidden", "masked",
@@ -18,7 +20,7 @@ _PLACEHOLDER_WORDS = {
     "int", "bool", "optional", "any", "required", "empty", "unset", "omitted", "removed",
     "todo", "tbd", "n/a", "na", "secretstr", "object", "text", "varchar", "char",
 }
-_PLACEHOLDER_RE = re.compile(
+_PLACEHOLDER_RE = lazy(
     r"""^(?:
         <[^>]*>?                                 # <password>
       | \$\{.* | \$\(.* | \$[A-Za-z_]\w*         # ${TOKEN}, $(cmd), $DB_PASS
@@ -71,8 +73,8 @@ def mixed(value: str) -> bool:
     return classes >= 2
 
 
-_WORDLIKE = re.compile(r"[A-Za-zÀ-ÿ]+(?:[-'][A-Za-zÀ-ÿ]+)*")
-_CONSONANT_RUN = re.compile(r"[bcdfghjklmnpqrstvwxz]{5}")
+_WORDLIKE = lazy(r"[A-Za-zÀ-ÿ]+(?:[-'][A-Za-zÀ-ÿ]+)*")
+_CONSONANT_RUN = lazy(r"[bcdfghjklmnpqrstvwxz]{5}")
 
 
 def looks_like_password(value: str) -> bool:
@@ -93,7 +95,7 @@ def looks_like_password(value: str) -> bool:
     return has_alpha and not re.fullmatch(r"v?\d+(?:\.\d+)+[a-z]*|\d+[a-zA-Z]{1,3}", value)
 
 
-_VARIABLE = re.compile(r"\$(?:\{|\(|[A-Z_][A-Z0-9_]*(?![A-Za-z0-9_])|[a-z_][a-z0-9_]*(?![A-Za-z0-9_]))")
+_VARIABLE = lazy(r"\$(?:\{|\(|[A-Z_][A-Z0-9_]*(?![A-Za-z0-9_])|[a-z_][a-z0-9_]*(?![A-Za-z0-9_]))")
 
 
 def variable_reference(value: str) -> bool:

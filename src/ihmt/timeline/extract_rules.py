@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..ingest.dates import FULL_MONTHS
+from ..lazy_re import lazy
 
 # ---------------------------------------------------------------------------------------------
 # Word lists (accent-folded, lower case)
@@ -103,18 +104,18 @@ _PURPOSE_LEAD = frozenset(
 _ABBREVIATIONS = frozenset("dr dra mr mrs ms sr sra srta st av avda prof jr vs etc eg ie".split())
 _COMPANY_SUFFIXES = frozenset("corp inc ltd co llc sa sl gmbh plc".split())
 
-_HARD_STOPS = re.compile(r"[,;:()\[\]{}\"“”«»!?¿¡|]|\s[-–—]\s|[–—]|\.\.\.|…")
-_LIST_STOPS = re.compile(r"[;()\[\]{}\"“”«»!?¿¡|]|\s[-–—]\s|[–—]|\.\.\.|…|\.(?=\s|$)")
-_NUMBERISH = re.compile(r"^\d[\d.,:/h-]*(?:am|pm|h)?$", re.IGNORECASE)
+_HARD_STOPS = lazy(r"[,;:()\[\]{}\"“”«»!?¿¡|]|\s[-–—]\s|[–—]|\.\.\.|…")
+_LIST_STOPS = lazy(r"[;()\[\]{}\"“”«»!?¿¡|]|\s[-–—]\s|[–—]|\.\.\.|…|\.(?=\s|$)")
+_NUMBERISH = lazy(r"^\d[\d.,:/h-]*(?:am|pm|h)?$", re.IGNORECASE)
 _EDGE_PUNCT = ".,;:!?…'\"“”‘’«»()[]{}*_`"
-_CLAUSE_SEP = re.compile(r"[,;:]|\b(?:but|pero|and|y|because|porque|so|then|entonces|sino)\b")
-_QUESTION = re.compile(
+_CLAUSE_SEP = lazy(r"[,;:]|\b(?:but|pero|and|y|because|porque|so|then|entonces|sino)\b")
+_QUESTION = lazy(
     r"^\W*(?:(?:where|what|which|when|how|why|who|donde|cuando|como|que|cual|quien)\s+)?"
     r"(?:do|does|did|am|are|is|was|were|can|could|should|would|will|have|has|shall)"
     r"\s+(?:i|we|you)\b",
     re.IGNORECASE,
 )
-_SENT_END = re.compile(r"[.!?;…]+[\"'”’)\]]*(?=\s)")
+_SENT_END = lazy(r"[.!?;…]+[\"'”’)\]]*(?=\s)")
 
 # ---------------------------------------------------------------------------------------------
 # Rules
@@ -157,7 +158,7 @@ def _rule(
     flags: int = 0,
     noun_before: frozenset[str] = frozenset(),
 ) -> _Rule:
-    compiled = re.compile(pattern, re.IGNORECASE | flags)
+    compiled = lazy(pattern, re.IGNORECASE | flags)
     return _Rule(compiled, attribute, subject, "value", kind, noun_before, keys)
 
 

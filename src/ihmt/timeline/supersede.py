@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..ingest.dates import FULL_MONTHS
+from ..lazy_re import lazy
 from ..model import Fact, Hit
 from ..text import STOPWORDS, fold, tokenize
 from .facts import FactTimeline
@@ -144,7 +145,7 @@ class _Rule:
 def _compiled(source: str) -> re.Pattern[str]:
     # The rules are long: compiling all of them took tens of milliseconds of every fresh
     # process (a hook's), and a search tries only those whose keys its hits contain.
-    return re.compile(source, re.IGNORECASE)
+    return lazy(source, re.IGNORECASE)
 
 
 _COP_WORDS = ("is are was were has have got moved migrated switched changed went slipped "
@@ -250,15 +251,15 @@ def _strip_accents(text: str) -> str:
     return text if text.isascii() else "".join(_base(c) for c in text)
 
 
-_SPLIT = re.compile(r"(?<=[.!?;])\s+|\n+")
-_LABEL = re.compile(r"^\s*(?:[A-Za-z][\w'-]*(?:\s+[\w'-]+){0,2})\s*:\s+(?=\S)")
-_LEAD_TIME = re.compile(
+_SPLIT = lazy(r"(?<=[.!?;])\s+|\n+")
+_LABEL = lazy(r"^\s*(?:[A-Za-z][\w'-]*(?:\s+[\w'-]+){0,2})\s*:\s+(?=\S)")
+_LEAD_TIME = lazy(
     r"^\s*(?:(?:as\s+of|since|starting|desde|a\s+partir\s+de)\b[^,]{0,30}|today|hoy|now|"
     r"ahora|yesterday|ayer|(?:last|this|in|on|en|el)\s+(?:" + _MONTHS + r"|week|month|year|"
     r"semana|mes|ano|\d{1,4})\b[^,]{0,12}),\s+", re.IGNORECASE)
-_LEAD_WORDS = re.compile(r"^\s*(?:heads\s+up|fyi|ok|okay|so|also|and|btw|y|ademas)\b[:,]?\s+",
+_LEAD_WORDS = lazy(r"^\s*(?:heads\s+up|fyi|ok|okay|so|also|and|btw|y|ademas)\b[:,]?\s+",
                          re.IGNORECASE)
-_WORD = re.compile(r"[\w'’-]+")
+_WORD = lazy(r"[\w'’-]+")
 
 
 def _clauses(text: str) -> Iterable[tuple[str, str]]:
@@ -374,13 +375,13 @@ def _attribute(raw: str) -> str | None:
     return _SYNONYMS.get(phrase, _SYNONYMS.get(" ".join(words), phrase))
 
 
-_VALUE_CUT = re.compile(
+_VALUE_CUT = lazy(
     r"\s+\(|\s*[;]|,(?!\s*\d{4}\b)|\s+[-–—]\s+|\.(?=\s|$)|[!?]"
     r"|\s+(?:because|since|after|before|instead|but|which|while|although|unless|rather|when|"
     r"until|so|and|or|replacing|previously|formerly|porque|pero|aunque|mientras|tras|despues|"
     r"antes|en\s+lugar|en\s+vez|desde|hasta|cuando|y|o|as\s+of|from\s+now|for\s+now)\b",
     re.IGNORECASE)
-_VALUE_TAIL = re.compile(
+_VALUE_TAIL = lazy(
     r"\s+(?:(?:now|today|currently|again|too|as\s+well|recently|yesterday|already|anymore|"
     r"ahora|hoy|actualmente|ya|de\s+nuevo|otra\s+vez|tambien)"
     r"|(?:last|this|past|el|la|este|esta)\s+(?:week|month|year|quarter|mes|semana|ano|"
@@ -413,7 +414,7 @@ def _settled(before: str, after: str) -> bool:
     return not set(_words(after)[:6]) & _FUTURE
 
 
-_QUESTION_START = re.compile(
+_QUESTION_START = lazy(
     r"^\W*(?:(?:what|which|who|whom|where|when|why|how|is|are|was|were|does|do|did|can|could|"
     r"should|would|will|has|have|que|cual|quien|donde|cuando|como|por\s+que)\b)", re.IGNORECASE)
 
@@ -609,10 +610,10 @@ def version_links(statements: list[Fact]) -> list[tuple[str, str, str]]:
 
 # ---------------------------------------------------------------------------------- search
 
-_PAST = re.compile(
+_PAST = lazy(
     r"\b(?:before|previous|previously|prior|former|formerly|originally|original|used\s+to|"
     r"earlier|old|antes|anterior|antiguo|antigua|originalmente|solia|solian)\b")
-_BEFORE_EVENT = re.compile(r"\b(?:before|prior\s+to|antes\s+de)\s+(?:the\s+|la\s+|el\s+)?"
+_BEFORE_EVENT = lazy(r"\b(?:before|prior\s+to|antes\s+de)\s+(?:the\s+|la\s+|el\s+)?"
                            r"([\w-]+(?:\s+[\w-]+)?)")
 
 

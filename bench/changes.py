@@ -17,6 +17,7 @@ Figures per system (flat BM25, "the newest of the BM25 matches", IHMT lexical):
 
 - ``current_value_first``: the answer leads with the newest version (for IHMT, a FOUND
   answer);
+- ``newest_leads``: the newest version comes first, whatever the answer's status;
 - ``newest_in_answer``: the newest version is in the top 5;
 - ``traps_hold``: the trap does not lead and does not get a version flagged outdated;
 - ``confident_stale``: the answer leads with an older version (for IHMT, FOUND): the worst
@@ -256,6 +257,8 @@ def run(histories: list[History], *, top: int = 5) -> dict[str, Any]:
                     "trap": h.trap_kind, "attr": h.attr_in_question, "old_named": h.old_named,
                     "same_day": h.same_day,
                     "current_first": found[s] and first == newest,
+                    "newest_leads": first == newest,  # whatever the answer's status
+                    "status": res.status if s == "ihmt" else None,
                     "newest_in_answer": in_top[s],
                     "stale": found[s] and first in older,
                     "trap_led": trap is not None and first == trap,
@@ -300,10 +303,16 @@ def _traps_hold(rows: list[dict[str, Any]]) -> float | None:
 
 
 def _figures(rs: list[dict[str, Any]]) -> dict[str, Any]:
+    statuses: dict[str, int] = {}
+    for r in rs:
+        if r["status"]:
+            statuses[r["status"]] = statuses.get(r["status"], 0) + 1
     return {"current_value_first": _share(rs, "current_first"),
+            "newest_leads": _share(rs, "newest_leads"),
             "newest_in_answer": _share(rs, "newest_in_answer"),
             "traps_hold": _traps_hold(rs), "confident_stale": _share(rs, "stale"),
-            "n": len(rs), "n_traps": sum(1 for r in rs if r["trap"])}
+            "n": len(rs), "n_traps": sum(1 for r in rs if r["trap"]),
+            **({"status_counts": statuses} if statuses else {})}
 
 
 def summarize(rows: dict[str, list[dict[str, Any]]], label: str) -> dict[str, Any]:

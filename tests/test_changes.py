@@ -133,6 +133,10 @@ TRAPS = [
     ("Deploys go through Jenkins.",
      "We aren't moving deploys to GitHub Actions this year, Jenkins is good enough.",
      "how do deploys run?", "Deploys go through"),
+    # "dropped" said of a figure that fell, beside a name of its own ("Grafana")
+    ("Deploys go through Jenkins.",
+     "Since Jenkins took deploys, failed releases dropped by half, as Grafana shows.",
+     "how do deploys run?", "Deploys go through"),
     # an attempt in Spanish ("probamos a ...")
     ("Los backups se guardan en la NAS de la oficina.",
      "Probamos a llevar los backups de la NAS a Wasabi, pero volvimos atrás.",

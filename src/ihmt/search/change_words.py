@@ -10,13 +10,20 @@ from __future__ import annotations
 
 from ..lazy_re import lazy
 
+# "dropped" said of a figure that fell ("pages dropped a lot", "latency dropped by half"),
+# not of a thing let go.
+FELL = (r"\s+(?:a\s+lot|a\s+bit|by\s+(?:half|\d|a\s+third|a\s+quarter)|to\s+(?:zero|\d)|\d|sharply"
+        r"|significantly|noticeably"
+        r"|dramatically|again\b)")
+
 # A change said in words: "switched X to Y", "moved off X", "replaced X with Y", "X is now
 # Y", "no longer ...", "dropped X", "in favour of", "migrated", "cambiamos", "apagamos X",
 # "ya no" ... ("now that X runs on Y", "ahora que ..." take the state as given: no cue).
 CUE = lazy(
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing)|replac(?:ed|ing)|swap(?:ped|ping)"
     r"|chang(?:ed|ing)|convert(?:ed|ing)|port(?:ed|ing)|rewr(?:ote|itten)|upgrad(?:ed|ing)"
-    r"|downgrad(?:ed|ing)|dropp(?:ed|ing)|ditch(?:ed|ing)|retir(?:ed|ing)|deprecat(?:ed|ing)"
+    r"|downgrad(?:ed|ing)|dropp(?:ed|ing)(?!" + FELL + ")|ditch(?:ed|ing)|retir(?:ed|ing)"
+    r"|deprecat(?:ed|ing)"
     r"|turned\s+(?:\S+\s+){0,3}?off|shut\s+(?:\S+\s+){0,3}?down|switched\s+(?:\S+\s+){0,3}?off"
     r"|replaces|gone|removed|deleted|got\s+rid\s+of|stopped\s+using|went\s+with"
     r"|from\s+\S+(?:\s+\S+)?\s+to|de\s+\S+(?:\s+\S+)?\s+a"
@@ -44,7 +51,8 @@ NEW_SLOT = lazy(
 # A clause that says what went away ("ya no mandamos los logs a Papertrail"): its "a X" is
 # no new value.
 GONE_WORDS = lazy(
-    r"\b(?:no\s+longer|ya\s+no|not|never|no\s+more|any\s*more|dropp(?:ed|ing)|removed"
+    r"\b(?:no\s+longer|ya\s+no|not|never|no\s+more|any\s*more|dropp(?:ed|ing)(?!" + FELL + ")"
+    r"|removed"
     r"|retired|deleted|turned\s+(?:\S+\s+){0,3}?off|dejamos)\b")
 
 # A change that did not happen, or not yet: plans, wishes, conditions, attempts undone

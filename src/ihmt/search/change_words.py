@@ -10,27 +10,36 @@ from __future__ import annotations
 
 from ..lazy_re import lazy
 
+# "dropped" said of a figure that fell ("pages dropped a lot", "latency dropped by half"),
+# not of a thing let go.
+FELL = (r"\s+(?:a\s+lot|a\s+bit|by\s+(?:half|\d|a\s+third|a\s+quarter)|to\s+(?:zero|\d)|\d|sharply"
+        r"|significantly|noticeably"
+        r"|dramatically|again\b)")
+
 # A change said in words: "switched X to Y", "moved off X", "replaced X with Y", "X is now
-# Y", "no longer ...", "dropped X", "in favour of", "migrated", "cambiamos", "ya no" ...
+# Y", "no longer ...", "dropped X", "in favour of", "migrated", "cambiamos", "apagamos X",
+# "ya no" ... ("now that X runs on Y", "ahora que ..." take the state as given: no cue).
 CUE = lazy(
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing)|replac(?:ed|ing)|swap(?:ped|ping)"
     r"|chang(?:ed|ing)|convert(?:ed|ing)|port(?:ed|ing)|rewr(?:ote|itten)|upgrad(?:ed|ing)"
-    r"|downgrad(?:ed|ing)|dropp(?:ed|ing)|ditch(?:ed|ing)|retir(?:ed|ing)|deprecat(?:ed|ing)"
+    r"|downgrad(?:ed|ing)|dropp(?:ed|ing)(?!" + FELL + ")|ditch(?:ed|ing)|retir(?:ed|ing)"
+    r"|deprecat(?:ed|ing)"
     r"|turned\s+(?:\S+\s+){0,3}?off|shut\s+(?:\S+\s+){0,3}?down|switched\s+(?:\S+\s+){0,3}?off"
     r"|replaces|gone|removed|deleted|got\s+rid\s+of|stopped\s+using|went\s+with"
     r"|from\s+\S+(?:\s+\S+)?\s+to|de\s+\S+(?:\s+\S+)?\s+a"
     r"|no\s+longer|not\s+any\s*more|any\s*more|in\s+favou?r\s+of|instead(?:\s+of)?|is\s+now"
-    r"|are\s+now|now|nowadays|these\s+days|from\s+now\s+on"
+    r"|are\s+now|now(?!\s+that)|nowadays|these\s+days|from\s+now\s+on"
     r"|cambi(?:amos|e|o|ado|ada)|migr(?:amos|e|o|ado|ada)|reemplaz\w*|sustitu\w*"
     r"|pasamos|movimos|mudamos|trasladamos|dejamos|deje|eliminamos|quitamos|borramos"
-    r"|ya\s+no|ahora|en\s+(?:lugar|vez)\s+de)\b|->|\u2192")  # (an arrow: "Postgres -> CockroachDB")
+    r"|apag(?:amos|ue|o|ado|ada|aron)"
+    r"|ya\s+no|ahora(?!\s+que)|en\s+(?:lugar|vez)\s+de)\b|->|\u2192")  # (an arrow: "Postgres -> CockroachDB")
 
 # Where the old value stands in a change: "from X", "replaced X", "instead of X", "off X",
 # "dropped X", "de X a", "en lugar de X" (the word right after).
 OLD_SLOT = lazy(
     r"\b(?:from|off|replac(?:ed|ing)|instead\s+of|dropp(?:ed|ing)|ditch(?:ed|ing)"
     r"|retir(?:ed|ing)|stopped\s+using|no\s+longer\s+(?:use|using|keep|run|on|in|with)"
-    r"|got\s+rid\s+of|reemplazamos|sustituimos|dejamos(?:\s+de\s+usar)?"
+    r"|got\s+rid\s+of|reemplazamos|sustituimos|dejamos(?:\s+de\s+usar)?|apagamos"
     r"|en\s+(?:lugar|vez)\s+de|ya\s+no\s+(?:usamos|tenemos))\s+"
     r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+|a\s+)?(\w[\w.+#-]*)"
     r"|\bde\s+(\w[\w.+#-]*)\s+a\b")  # "de MySQL a Postgres"
@@ -42,18 +51,23 @@ NEW_SLOT = lazy(
 # A clause that says what went away ("ya no mandamos los logs a Papertrail"): its "a X" is
 # no new value.
 GONE_WORDS = lazy(
-    r"\b(?:no\s+longer|ya\s+no|not|never|no\s+more|any\s*more|dropp(?:ed|ing)|removed"
+    r"\b(?:no\s+longer|ya\s+no|not|never|no\s+more|any\s*more|dropp(?:ed|ing)(?!" + FELL + ")"
+    r"|removed"
     r"|retired|deleted|turned\s+(?:\S+\s+){0,3}?off|dejamos)\b")
 
 # A change that did not happen, or not yet: plans, wishes, conditions, attempts undone
-# (looked for before the change's own word: "Postgres could not scale" after it is a reason).
+# (looked for up to the end of the change's own word, "not moving" included: "Postgres
+# could not scale" after it is a reason).
 NOT_DONE = lazy(
     r"\b(?:might|may|maybe|could|would|should|shall|will|won'?t|going\s+to|gonna|plan|plans"
     r"|planning|planned|want(?:s|ed)?\s+to|thinking\s+(?:of|about)|consider(?:ing|ed)?"
     r"|propos(?:e|ed|al)|suggest(?:ed|s)?|if|unless|whether|tried|trying|attempted|reverted"
-    r"|rolled\s+back|gave\s+up|did\s*n'?t|did\s+not|not\s+(?:yet|switch|move|migrate|replace)"
+    r"|rolled\s+back|gave\s+up|did\s*n'?t|did\s+not"
+    r"|(?:not|(?:is|are|was|were|do|does)n'?t)\s+"  # "we are not moving billing"
+    r"(?:yet|switch\w*|mov(?:e|es|ing)|migrat\w*|replac\w*|chang(?:e|es|ing))"
     r"|never|podr\w+|quiz\w*|vamos\s+a|queremos|planeamos|pensamos|intentamos|revertimos"
-    r"|si|el\s+proximo|la\s+proxima|no\s+(?:cambiamos|migramos|movimos))\b")
+    r"|probamos|probe|probaron"
+    r"|si|el\s+proximo|la\s+proxima|no\s+(?:cambiamos|migramos|movimos|movemos|pasamos))\b")
 
 # A time still to come anywhere in the clause: "switching to pnpm next sprint".
 FUTURE = lazy(
@@ -66,6 +80,13 @@ STILL = lazy(
     r"\b(?:still|stay|stays|stayed|remain|remains|remained|unchanged|fine"
     r"|as\s+before|sigue|siguen|seguimos|todavia|aun|mantenemos|se\s+queda)\b")
 
+# The reason given right after a change, in a clause of its own: "we switched login to
+# Okta; Clerk could not keep up", "cambiamos la facturación a Postgres; MySQL no escalaba".
+# What it names belongs to the change (a clause with a cue or a "still" is judged alone).
+REASON = lazy(
+    r"\b(?:could\s*n'?t|could\s+not|can'?t|cannot|not|too|never|no|nunca|demasiado)\b")
+
 # Where a note's clauses end: a change and a mention of something else said in one note
 # ("Moved the standup to 10:00; Redis upgrade went fine") are judged apart.
 CLAUSE = lazy(r"[.;!?]+(?=\s|$)|\n+|\s+(?:but|pero)\s+")  # (not the dot of "3.12")
+

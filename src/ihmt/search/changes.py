@@ -38,7 +38,17 @@ from dataclasses import dataclass, field
 
 from ..model import Hit
 from ..text import clip_shown, fold, tokenize
-from .change_words import CLAUSE, CUE, FUTURE, GONE_WORDS, NEW_SLOT, NOT_DONE, OLD_SLOT, STILL
+from .change_words import (
+    CLAUSE,
+    CUE,
+    FUTURE,
+    GONE_WORDS,
+    NEW_SLOT,
+    NOT_DONE,
+    OLD_SLOT,
+    REASON,
+    STILL,
+)
 
 WINDOW = 8  # hits looked at: the versions of one answer rank close together
 _WORD = re.compile(r"[\w][\w.+#-]*")
@@ -73,8 +83,11 @@ def _read(text: str, stemmer: str) -> _Note:
             note.names.update(whole)
             if not (w.isupper() and len(w) <= 4):  # "CI", "API", "DB" may be a subject
                 note.values.update(whole)
-    for clause in CLAUSE.split(fold(text)):
-        if STILL.search(clause):
+    folded = fold(text)
+    said = False  # the clause before said a change
+    for clause in CLAUSE.split(folded):
+        still = bool(STILL.search(clause))
+        if still:
             note.kept.update(tokenize(clause, stemmer))
         for slot in OLD_SLOT.finditer(clause):
             note.gone.update(tokenize(slot.group(1) or slot.group(2) or "", stemmer))
@@ -84,9 +97,14 @@ def _read(text: str, stemmer: str) -> _Note:
         for m in CUE.finditer(clause):
             note.cues.update(tokenize(m.group(), stemmer))
         cue = CUE.search(clause)
-        if cue is None or FUTURE.search(clause) or NOT_DONE.search(clause, 0, cue.start()):
+        if cue is None:
+            if said and not still and REASON.search(clause):  # "; Clerk could not keep up"
+                note.changed.update(tokenize(clause, stemmer))
+            said = False
             continue
-        note.changed.update(tokenize(clause, stemmer))
+        said = not (FUTURE.search(clause) or NOT_DONE.search(clause, 0, cue.end()))
+        if said:
+            note.changed.update(tokenize(clause, stemmer))
     return note
 
 

@@ -132,6 +132,7 @@ def _run(event: str, payload: dict[str, Any], store: Path,
     mem = Memory.open(store, project=project_from_env(cwd))  # the session's repository
     mem.store.defer_branch_cache = True
     opened.append(mem.store)
+    opened.append(mem.timeline)  # its packed copy too (ihmt.timeline.snapshot)
     try:
         if event == "session-start":
             text = mem.session_digest(cwd=cwd)

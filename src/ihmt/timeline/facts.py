@@ -31,6 +31,7 @@ from typing import Any
 from ..errors import InputError, StoreError, UnusableFileError
 from ..model import Fact
 from ..store.files import append_line, atomic_write
+from . import snapshot
 from .lines import encode_event
 from .reading import TimelineLog
 from .views import Notice, check_date
@@ -65,6 +66,7 @@ class FactTimeline(TimelineLog):
 
     def _append(self, lines: list[bytes]) -> None:
         """Append whole lines with one write and an fsync; terminate a torn tail first."""
+        self._snapshot_due = False  # this process's state now runs ahead of what it read
         try:
             self.state_dir.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
@@ -309,6 +311,8 @@ class FactTimeline(TimelineLog):
         with self._lock:
             self._read(None)
             needles = [s.encode("utf-8") for s in sources]
+            snapshot.remove(self.state_dir)  # it holds the facts being forgotten
+            self._snapshot_due = False
 
             def named(ev: dict[str, Any]) -> bool:
                 return (ev.get("source") in sources or ev.get("old") in sources
@@ -377,6 +381,8 @@ class FactTimeline(TimelineLog):
             self._read(None)
 
     def _rewrite(self, events: list[dict[str, Any]]) -> None:
+        snapshot.remove(self.state_dir)  # (it may hold facts the new log drops)
+        self._snapshot_due = False
         seen: set[bytes] = set()
         payload: list[bytes] = []
         for ev in events:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UnusableFileError
+from . import snapshot
 from .lines import parse_line
 from .queries import TimelineQueries
 from .views import Notice, Stmt, View, build_view, norm_value, valid_date
@@ -93,6 +94,12 @@ class TimelineLog(TimelineQueries):
                 elif self._head:
                     if fh.read(len(self._head)) != self._head:
                         self._reset()  # same inode, different content: rewritten in place
+                if self._offset == 0 and self.snapshots and not self._stmts \
+                        and not self._outdated:
+                    packed = snapshot.load(self.path.parent, fh)  # (checked against fh)
+                    if packed is not None:
+                        self._install(packed)
+                from_start = self._offset == 0
                 fh.seek(self._offset)
                 data = fh.read()
         except FileNotFoundError:
@@ -105,7 +112,56 @@ class TimelineLog(TimelineQueries):
         self._seen_mtime = st.st_mtime_ns
         if self._offset == 0:
             self._head = data[:64]
-        return self._consume(data, notices)
+        applied = self._consume(data, notices)
+        # A large log parsed whole: a packed copy spares the next fresh process the parse
+        # (written later, by write_deferred_cache: a hook answers first).
+        self._snapshot_due = from_start and self._offset >= snapshot.MIN_BYTES
+        return applied
+
+    # -- the packed copy (ihmt.timeline.snapshot) ----------------------------------------------
+
+    snapshots = True  # False: never read or write a packed copy (tests of the parse)
+    _snapshot_due = False
+
+    def _install(self, packed: dict[str, Any]) -> None:
+        """Take the state a packed copy holds (what its first ``offset`` bytes give)."""
+        self._stmts = {key: [Stmt(*t) for t in rows] for key, rows in packed["stmts"]}
+        for key, rows in self._stmts.items():
+            for st in rows:
+                self._exact.add((key, st.value, st.date, st.source))
+                if st.source is not None:
+                    self._by_source.setdefault(st.source, set()).add(key)
+        self._outdated = dict(packed["outdated"])
+        self._implicit = set(packed["implicit"])
+        self._seq, self._lines = int(packed["seq"]), int(packed["lines"])
+        self._damaged = int(packed["damaged"])
+        self._offset, self._head = int(packed["offset"]), packed["head"]
+
+    def write_deferred_cache(self) -> int:
+        """Write the packed copy a whole parse of a large log made due; 1 when written.
+        Nothing when this process wrote to the log since (its state is then more than the
+        file's first ``offset`` bytes say) or the file changed under it."""
+        with self._lock:
+            if not (self._snapshot_due and self.snapshots):
+                return 0
+            self._snapshot_due = False
+            try:
+                with open(self.path, "rb") as fh:
+                    st = os.fstat(fh.fileno())
+                    if (st.st_dev, st.st_ino) != self._ident or st.st_size < self._offset:
+                        return 0
+                    state = {"offset": self._offset, "head": self._head,
+                             "lines": self._lines, "damaged": self._damaged,
+                             "seq": self._seq, "implicit": sorted(self._implicit),
+                             "outdated": dict(self._outdated),
+                             "stmts": [(key, [(r.seq, r.subject, r.attribute, r.value, r.date,
+                                               r.source, r.norm) for r in rows])
+                                       for key, rows in self._stmts.items()]}
+                    snapshot.save(self.path.parent, fh, state)
+            except OSError as exc:  # a copy not written is only slower
+                log.debug("fact log copy not written: %s", exc)
+                return 0
+            return 1
 
     def _unusable(self, exc: OSError) -> UnusableFileError:
         shape = "is a folder, not a file" if isinstance(exc, IsADirectoryError) else (

@@ -151,6 +151,17 @@ def cost(runs: int = 5, seed: int = secrets_corpus.SEED) -> dict[str, Any]:
             "baseline_term_counts_ms_per_kb": base * 1000 / kb, "ratio": detect / base}
 
 
+def _split_lines(name: str, how: str, f: dict[str, Any]) -> list[str]:
+    """The table lines of one generated split: its totals, then each miss and false positive."""
+    out = [f"{name} split ({how}, seed {f['seed']}): caught {f['caught']}/{f['secrets']} "
+           f"({f['caught_rate']:.1%}) of {f['secret_kinds']} kinds, false positives "
+           f"{f['false_positives']}/{f['ordinary']} ({f['false_positive_rate']:.1%})"]
+    out += [f"  {name} miss {m['kind']}: {m['text']!r}" for m in f["missed_cases"]]
+    out += [f"  {name} false positive {x['kind']} ({x['found']}): {x['text']!r}"
+            for x in f["false_positive_cases"]]
+    return out
+
+
 def _table(r: dict[str, Any]) -> str:
     rows = [{"kind": k, **v} for k, v in r["by_kind"].items()]
     lines = [format_table(rows, ["kind", "cases", "caught"]), ""]
@@ -166,20 +177,8 @@ def _table(r: dict[str, Any]) -> str:
                  f"{h['secrets']}, false positives {h['false_positives']}/{h['ordinary']}")
     lines += [f"  held-out miss: {m!r}" for m in h["missed_cases"]]
     lines += [f"  held-out false positive: {f!r}" for f in h["false_positive_cases"]]
-    f = r[secrets_fresh.SPLIT]
-    lines.append(f"fresh split (held out, seed {f['seed']}): caught {f['caught']}/{f['secrets']} "
-                 f"({f['caught_rate']:.1%}) of {f['secret_kinds']} kinds, false positives "
-                 f"{f['false_positives']}/{f['ordinary']} ({f['false_positive_rate']:.1%})")
-    lines += [f"  fresh miss {m['kind']}: {m['text']!r}" for m in f["missed_cases"]]
-    lines += [f"  fresh false positive {x['kind']} ({x['found']}): {x['text']!r}"
-              for x in f["false_positive_cases"]]
-    t = r[secrets_third.SPLIT]
-    lines.append(f"third split (held out, measured once, seed {t['seed']}): caught {t['caught']}/"
-                 f"{t['secrets']} ({t['caught_rate']:.1%}) of {t['secret_kinds']} kinds, false "
-                 f"positives {t['false_positives']}/{t['ordinary']} ({t['false_positive_rate']:.1%})")
-    lines += [f"  third miss {m['kind']}: {m['text']!r}" for m in t["missed_cases"]]
-    lines += [f"  third false positive {x['kind']} ({x['found']}): {x['text']!r}"
-              for x in t["false_positive_cases"]]
+    lines += _split_lines("fresh", "held out", r[secrets_fresh.SPLIT])
+    lines += _split_lines("third", "held out, measured once", r[secrets_third.SPLIT])
     c = r["cost"]
     lines.append(f"cost: {c['detect_ms_per_kb']:.3f} ms/KB over {c['kb']} KB; baseline "
                  f"term_counts {c['baseline_term_counts_ms_per_kb']:.3f} ms/KB "

@@ -73,13 +73,15 @@ class _Note:
 
 def _read(text: str, stemmer: str) -> _Note:
     note = _Note(words=set(tokenize(text, stemmer)))
+    before = 0  # where the previous word starts: it and the gap after it end the prefix
     for m in _WORD.finditer(text):
         w = m.group()
-        note.whole.update(tokenize(w, stemmer)[:1])
-        start = m.start() == 0 or bool(_SENTENCE_END.search(text[:m.start()]))
+        whole = tokenize(w, stemmer)[:1]  # "OpenSearch" is one name, not "search"
+        note.whole.update(whole)
+        start = m.start() == 0 or bool(_SENTENCE_END.search(text, before, m.start()))
+        before = m.start()
         if any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:]) or \
                 (w[0].isupper() and not start):
-            whole = tokenize(w, stemmer)[:1]  # "OpenSearch" is one name, not "search"
             note.names.update(whole)
             if not (w.isupper() and len(w) <= 4):  # "CI", "API", "DB" may be a subject
                 note.values.update(whole)
@@ -94,9 +96,10 @@ def _read(text: str, stemmer: str) -> _Note:
         if not GONE_WORDS.search(clause):  # "switched to UTC": UTC is no old value
             for slot in NEW_SLOT.finditer(clause):
                 note.new.update(tokenize(slot.group(1), stemmer))
-        for m in CUE.finditer(clause):
+        cues = list(CUE.finditer(clause))
+        for m in cues:
             note.cues.update(tokenize(m.group(), stemmer))
-        cue = CUE.search(clause)
+        cue = cues[0] if cues else None
         if cue is None:
             if said and not still and REASON.search(clause):  # "; Clerk could not keep up"
                 note.changed.update(tokenize(clause, stemmer))
@@ -110,8 +113,7 @@ def _read(text: str, stemmer: str) -> _Note:
 
 def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                   saved_at: Callable[[str], str], excerpt: Callable[[Hit], str],
-                  facts_of: Callable[[str], frozenset[str]] = lambda _id: frozenset()
-                  ) -> list[Hit]:
+                  facts_of: Callable[[str], frozenset[str]]) -> list[Hit]:
     """``hits`` with each later memory that says it changed an earlier one right before
     that one, which is flagged outdated (see the module docstring). ``terms``: the query's
     index terms; ``saved_at(id)``: when a memory was saved (orders a same-day pair);
@@ -148,14 +150,14 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
             later = when[old.id] < when[new.id] or (when[old.id] == when[new.id]
                                                    and not o.changed)
             # (one project's change says nothing of another's memory, nor of the user's)
-            if old.outdated or not later or old.scope != new.scope \
-                    or not set(old.matched) & set(new.matched):
+            both = set(old.matched) & set(new.matched)
+            if old.outdated or not later or old.scope != new.scope or not both:
                 continue
             # The subject: a word of the question both match that is no value of either
             # and no word of change, said as a word of its own in both ("billing"; not
             # "Cloud" of "Cloud Run" or of "CloudFormation", which two decisions about two
             # services may both name, nor their "instead").
-            subject = set(old.matched) & set(new.matched) & o.whole & n.whole
+            subject = both & o.whole & n.whole
             if not subject - (o.values | n.values | o.gone | n.gone | o.cues | n.cues):
                 continue
             values = (o.words & n.changed) - terms - n.kept - o.gone - n.new

@@ -52,7 +52,7 @@ def _prefix_crc(fh: BinaryIO, offset: int) -> int:
 
 def save(state_dir: Path, fh: BinaryIO, state: dict[str, Any]) -> None:
     """Write the copy of ``state`` (what reading ``fh``'s first ``state['offset']`` bytes
-    gave; see :meth:`ihmt.timeline.reading.TimelineLog._snapshot_state`)."""
+    gave; see :meth:`ihmt.timeline.reading.TimelineLog.write_deferred_cache`)."""
     st = os.fstat(fh.fileno())
     offset = int(state["offset"])
     record = (st.st_dev, st.st_ino, offset, state["head"], _prefix_crc(fh, offset),
@@ -71,9 +71,7 @@ def load(state_dir: Path, fh: BinaryIO) -> dict[str, Any] | None:
     path = path_of(state_dir)
     try:
         raw = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError:
+    except OSError:  # none yet, or unreadable: the log is parsed
         return None
     try:
         if not raw.startswith(MAGIC):

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
+import subprocess
+import sys
 
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ihmt.ingest.dates as dates_mod
 from ihmt.errors import InputError
 from ihmt.ingest.dates import (
     find_date,
@@ -282,3 +288,55 @@ def test_parse_date_arg_accepts(value: str, expected: str) -> None:
 def test_parse_date_arg_rejects(value: str) -> None:
     with pytest.raises(InputError, match=r"invalid date .*use YYYY-MM-DD"):
         parse_date_arg(value)
+
+
+# --------------------------------------------------------------------------- the cue guard
+# A text with no digit and no cue word skips every time pattern (and their compiling). The
+# guard is only right if every string each pattern matches holds a cue: generated here from
+# the patterns themselves, so a new pattern without a cue word fails this test.
+
+
+@pytest.mark.parametrize("index", range(len(dates_mod._ALL)))
+def test_every_time_pattern_holds_a_cue(index: int) -> None:
+    rx = dates_mod._ALL[index].rx.compiled()
+
+    @settings(max_examples=60, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(st.from_regex(rx, fullmatch=True))
+    def check(text: str) -> None:
+        assert dates_mod.may_hold_time(text), (rx.pattern[:60], text)
+
+    check()
+
+
+@pytest.mark.parametrize("index", range(len(dates_mod._EXPLICIT)))
+def test_every_explicit_date_has_a_digit(index: int) -> None:
+    rx = dates_mod._EXPLICIT[index].compiled()
+
+    @settings(max_examples=60, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(st.from_regex(rx, fullmatch=True))
+    def check(text: str) -> None:
+        assert dates_mod._DIGIT.search(text), text
+
+    check()
+
+
+def test_a_text_without_cues_names_no_time_and_compiles_nothing() -> None:
+    code = (
+        "import ihmt.ingest.dates as d\n"
+        "assert d.query_time_range('how do we deploy the billing service?', '2026-01-05') is None\n"
+        "assert d.strip_time_words('how do we deploy it?') == 'how do we deploy it?'\n"
+        "assert d.find_date('no date in here') is None\n"
+        "print(sum(1 for e in d._ALL if e.rx._rx is not None))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "0"
+
+
+def test_the_guard_lets_time_words_through() -> None:
+    assert query_time_range("what did we decide last week?", "2026-01-07") is not None
+    assert query_time_range("¿qué pasó ayer?", "2026-01-07") == ("2026-01-06", "2026-01-06")
+    assert query_time_range("QUÉ HICIMOS EL MES PASADO", "2026-01-07") is not None
+    assert query_time_range("in 2023", "2026-01-07") == ("2023-01-01", "2023-12-31")

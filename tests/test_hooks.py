@@ -157,6 +157,31 @@ def test_session_start_leaves_the_version_lexicon_unloaded(store: Path) -> None:
     assert proc.stdout.count("TOPIC False") == 1 and proc.stdout.count("TOPIC True") == 1
 
 
+def test_a_hook_outside_a_repository_starts_no_process_and_no_argparse(
+        store: Path, tmp_path: Path) -> None:
+    # What a fresh hook process must not pay for: argparse and its help formatter (shutil,
+    # bz2, lzma), a git process (subprocess) when no folder up holds a .git, OpenSSL
+    # (hashlib) on a read-only path, and the time patterns of a prompt that names no time.
+    work = tmp_path / "work"  # (no digit in its name: a digit may be a date)
+    work.mkdir()
+    here = str(work)
+    code = ("import io, sys, json\n"
+            "from ihmt.faces.cli import main\n"
+            f"sys.stdin = io.StringIO(json.dumps({start_payload(here)!r}))\n"
+            f"main(['--path', {str(store)!r}, 'hook', 'session-start'])\n"
+            f"sys.stdin = io.StringIO(json.dumps({prompt_payload('what port does staging run on?', here)!r}))\n"
+            f"main(['--path', {str(store)!r}, 'hook', 'prompt-submit'])\n"
+            "import ihmt.ingest.dates as d\n"
+            "print('LOADED', sorted({'argparse', 'shutil', 'subprocess', 'hashlib'} & set(sys.modules)))\n"
+            "print('TIME', sum(e.rx._rx is not None for e in d._ALL))\n")
+    proc = subprocess.run([PY, "-c", code], capture_output=True, text=True, timeout=60,
+                          cwd=here)
+    assert proc.returncode == 0, proc.stderr
+    assert "From IHMT memory" in proc.stdout and "8443" in proc.stdout
+    assert "LOADED []" in proc.stdout
+    assert "TIME 0" in proc.stdout
+
+
 # ---------------------------------------------------------------------- fail safe
 def log_text(store: Path) -> str:
     p = store / "state" / "hook.log"

@@ -65,6 +65,40 @@ def test_project_of_real_repositories(tmp_path: Path) -> None:
         project_of(tmp_path / "missing")
 
 
+def test_outside_every_repository_git_is_not_started(tmp_path: Path, monkeypatch) -> None:
+    calls: list[list[str]] = []
+    real = subprocess.run
+
+    def spy(args, *a, **k):  # noqa: ANN001, ANN002, ANN003
+        calls.append(list(args))
+        return real(args, *a, **k)
+
+    monkeypatch.setattr(subprocess, "run", spy)
+    monkeypatch.delenv("GIT_DIR", raising=False)
+    monkeypatch.delenv("GIT_WORK_TREE", raising=False)
+    outside = tmp_path / "plain" / "deep"
+    outside.mkdir(parents=True)
+    assert project_of(outside) is None
+    assert calls == []  # no .git from here up: nothing to ask
+    repo = git_repo(tmp_path / "repo", "git@github.com:Acme/Shop.git")
+    (repo / "sub").mkdir()
+    calls.clear()
+    assert project_of(repo / "sub") == "github.com/acme/shop"
+    assert calls and calls[0][0] == "git"
+    # A worktree or submodule has a .git *file*: git is asked as well.
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / ".git").write_text(f"gitdir: {repo / '.git'}\n")
+    calls.clear()
+    project_of(linked)
+    assert calls
+    # GIT_DIR names a repository from anywhere: git is asked.
+    monkeypatch.setenv("GIT_DIR", str(repo / ".git"))
+    calls.clear()
+    project_of(outside)
+    assert calls
+
+
 def test_two_local_clones_of_one_repository_share_a_scope(tmp_path: Path) -> None:
     origin = git_repo(tmp_path / "origin")
     subprocess.run(["git", "-C", str(origin), "commit", "-q", "--allow-empty", "-m", "x"],

@@ -20,12 +20,12 @@ from __future__ import annotations
 import logging
 import os
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .errors import InputError
+from .lazy_re import lazy
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +79,8 @@ def _local(path: str, base: str | os.PathLike[str] | None) -> str:
 
 
 def _git(folder: Path, *args: str) -> str | None:
+    import subprocess  # (with selectors: only when there is a repository to ask)
+
     try:
         done = subprocess.run(["git", "-C", str(folder), *args], capture_output=True,
                               text=True, timeout=GIT_TIMEOUT_S, check=False,
@@ -90,12 +92,30 @@ def _git(folder: Path, *args: str) -> str | None:
     return out if done.returncode == 0 and out else None
 
 
+def _may_be_in_repository(path: Path) -> bool:
+    """False when no folder from ``path`` up holds a ``.git`` and no ``GIT_DIR`` is set:
+    then git finds no repository either, and is not started (a hook outside any repository
+    saves the few milliseconds of a process that would only fail)."""
+    if os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE"):
+        return True
+    try:
+        here = path.resolve()
+    except OSError:
+        return True
+    for folder in (here, *here.parents):
+        if os.path.lexists(folder / ".git"):
+            return True
+    return False
+
+
 def project_of(folder: str | os.PathLike[str] | None = None) -> str | None:
     """The project id of ``folder`` (default: the current folder), None outside a git
     repository. Raises InputError when the folder does not exist."""
     path = Path(folder if folder is not None else os.getcwd()).expanduser()
     if not path.is_dir():
         raise InputError(f"project folder {path} does not exist or is not a folder")
+    if not _may_be_in_repository(path):
+        return None
     top = _git(path, "rev-parse", "--show-toplevel")
     if top is None:
         return None
@@ -213,12 +233,12 @@ CROSS = 2.0  # another project's memory shows only at this many times the best s
 
 
 # ---------------------------------------------------------------------- the default at save
-_GLOBAL_CUES = re.compile(
+_GLOBAL_CUES = lazy(
     r"\b(?:i|i'm|i've|i'd|my|me|mine|myself|prefer|preferred|preference|favou?rite|"
     r"always|never|hate|love|like|dislike|wife|husband|partner|daughter|son|friend|"
     r"colleague|manager|boss|birthday|home|live|lives|moved|allergic|"
     r"yo|mi|mis|prefiero|siempre|nunca)\b", re.IGNORECASE)
-_PROJECT_CUES = re.compile(
+_PROJECT_CUES = lazy(
     r"\b(?:this|our|we|we're|we've|repo|repository|codebase|project|module|package|"
     r"service|api|endpoint|branch|branches|merge|commit|deploy|deploys|deployed|release|"
     r"ci|pipeline|build|tests?|lint|linter|formatter|migration|schema|database|config|"

@@ -12,7 +12,6 @@ so what it imports is paid each time. The other commands live in
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import os
@@ -75,6 +74,8 @@ def passthrough(name: str, rest: list[str], path: str | None, as_json: bool) -> 
             os.environ["IHMT_HOME"] = str(Path(path).expanduser().absolute())
         return mcp_main(rest)
     if name == "gui":
+        import argparse
+
         g = argparse.ArgumentParser(prog="ihmt gui")
         g.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: a free one)")
         g.add_argument("--no-browser", action="store_true", help="print the address only")

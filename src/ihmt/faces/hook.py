@@ -25,7 +25,6 @@ confidence gate was measured on the lexical search.
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import os
@@ -34,6 +33,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, TextIO
 
 EVENTS = {"session-start": "SessionStart", "prompt-submit": "UserPromptSubmit"}
@@ -49,7 +49,10 @@ class HookTimeout(BaseException):
     """The hook's own time limit passed (a BaseException: no library handler swallows it)."""
 
 
-def parser() -> argparse.ArgumentParser:
+def parser() -> Any:
+    """The hook's command line (argparse, imported here: see :func:`parse_args`)."""
+    import argparse
+
     p = argparse.ArgumentParser(
         prog="ihmt hook", description="Run as an agent hook: read the hook's JSON payload on "
         "stdin, print memory worth adding to the context, or nothing. Never fails: errors "
@@ -66,10 +69,21 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def parse_args(argv: list[str]) -> Any:
+    """The arguments of a hook call. The forms an agent runs (``EVENT`` with ``--plain`` or
+    ``--explain``) are read directly; anything else (``--timeout``, ``--help``, a mistake)
+    goes through :func:`parser`: argparse and its help formatter (which imports shutil, bz2
+    and lzma) cost a fresh hook process a few milliseconds."""
+    if argv and argv[0] in EVENTS and set(argv[1:]) <= {"--plain", "--explain"}:
+        return SimpleNamespace(event=argv[0], plain="--plain" in argv,
+                               explain="--explain" in argv, timeout=None)
+    return parser().parse_args(argv)
+
+
 def main_hook(argv: list[str], path: str | None, stdin: TextIO | None = None,
               stdout: TextIO | None = None) -> int:
     """Run one hook call. Returns 0 whatever happens, except for a wrong command line."""
-    args = parser().parse_args(argv)
+    args = parse_args(argv)
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     if os.environ.get("IHMT_HOOKS", "").lower() in ("0", "off", "no", "false"):

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from ihmt.errors import InputError
+from ihmt.lazy_re import lazy
 
 __all__ = [
     "find_date",
@@ -100,14 +101,14 @@ _ORD = r"(?:st|nd|rd|th|º|ª|°)?"
 _I = re.IGNORECASE
 
 # Explicit dates. Each pattern names its groups y / m (number) / mon (name) / d.
-_ISO = re.compile(r"(?<![\d])(?P<y>\d{4})(?P<sep>[-/])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})(?!\d)")
-_NUMERIC = re.compile(
+_ISO = lazy(r"(?<![\d])(?P<y>\d{4})(?P<sep>[-/])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})(?!\d)")
+_NUMERIC = lazy(
     r"(?<![\d/.\-])(?P<a>\d{1,2})(?P<sep>[-/.])(?P<b>\d{1,2})(?P=sep)(?P<y>\d{4})(?![\d])"
 )
-_MONTH_FIRST = re.compile(
+_MONTH_FIRST = lazy(
     rf"\b{_MON}\s*(?P<d>\d{{1,2}}){_ORD}(?:\s*,\s*|\s+)(?P<y>\d{{4}})(?!\d)", _I
 )
-_DAY_FIRST = re.compile(
+_DAY_FIRST = lazy(
     rf"\b(?P<d>\d{{1,2}}){_ORD}\.?\s+(?:of\s+|de\s+)?{_MON}(?:\s*,\s*|\s+)(?:del?\s+)?"
     rf"(?P<y>\d{{4}})(?!\d)",
     _I,
@@ -116,10 +117,11 @@ _EXPLICIT = (_ISO, _NUMERIC, _MONTH_FIRST, _DAY_FIRST)
 
 # What may precede a date that opens a line: a list bullet, a markdown heading, bold, a
 # bracket (chat stamps), then optionally a weekday.
-_LINE_PREFIX = re.compile(r"[ \t]*(?:[-*+•][ \t]+)?(?:#{1,6}[ \t]*)?(?:\*\*|__)?[\[(]?[ \t]*")
-_YEAR = re.compile(r"\d{4}")
+_LINE_PREFIX = lazy(r"[ \t]*(?:[-*+•][ \t]+)?(?:#{1,6}[ \t]*)?(?:\*\*|__)?[\[(]?[ \t]*")
+_YEAR = lazy(r"\d{4}")
+_DIGIT = lazy(r"\d")
 _LEAD_WINDOW = 64  # a date that opens a line has its 4-digit year in the first 64 characters
-_WEEKDAY_PREFIX = re.compile(rf"(?:{_WD})\b\.?[ \t]*,?[ \t]*", _I)
+_WEEKDAY_PREFIX = lazy(rf"(?:{_WD})\b\.?[ \t]*,?[ \t]*", _I)
 
 
 def _iso(y: int, m: int, d: int) -> str | None:
@@ -159,7 +161,7 @@ def find_date(text: str) -> str | None:
     "First" is by position in the text; a match that is not a real day is skipped in favour
     of the next one.
     """
-    if not text:
+    if not text or not _DIGIT.search(text):  # every explicit date has digits
         return None
     text = _nfc(text)
     best: tuple[int, str] | None = None
@@ -330,7 +332,7 @@ class _Expr:
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, _I)
+    return lazy(pattern, _I)  # compiled on first use: a fresh hook process seldom needs it
 
 
 def _days(n: int) -> tuple[_Point, _Range]:
@@ -414,8 +416,6 @@ def _month_in(m: re.Match[str], t: date) -> tuple[date, date]:
 
 def _day_month_span(m: re.Match[str], t: date) -> tuple[date, date] | None:
     """'5 de mayo' / 'May 5' without a year: the most recent such day up to today."""
-    if m.group("mon") == "may" and m.re is _MONTH_DAY_Q:  # lower-case 'may 5' is a verb
-        return None
     month, day = _MONTHS[m.group("mon").lower()], int(m.group("d"))
     for year in (t.year, t.year - 1, t.year - 2, t.year - 3, t.year - 4):
         iso = _iso(year, month, day)
@@ -423,6 +423,11 @@ def _day_month_span(m: re.Match[str], t: date) -> tuple[date, date] | None:
             day = date.fromisoformat(iso)
             return day, day
     return None
+
+
+def _month_day_span(m: re.Match[str], t: date) -> tuple[date, date] | None:
+    """'May 5' in a query: as :func:`_day_month_span`, but lower-case 'may 5' is a verb."""
+    return None if m.group("mon") == "may" else _day_month_span(m, t)
 
 
 def _season(kind: str) -> _Range:
@@ -563,18 +568,18 @@ _SPANS: tuple[_Expr, ...] = (
         _rx(rf"\b(?P<d>\d{{1,2}}){_ORD}\s+(?:of\s+|de\s+)?{_MON}(?!\s*,?\s*(?:of\s+|del?\s+)?\d)"),
         span=_day_month_span,
     ),
-    _Expr(_MONTH_DAY_Q, span=_day_month_span),
+    _Expr(_MONTH_DAY_Q, span=_month_day_span),
 )  # fmt: skip
 
 _ALL: tuple[_Expr, ...] = _RELATIVE + _SPANS
 
 # Words that lead into a time expression and go with it when it is stripped.
-_LEAD_IN = re.compile(
+_LEAD_IN = lazy(
     r"(?:\b(?:in|on|at|during|from|since|of|for|en|el|la|durante|desde|del|de|a\s+partir\s+de)"
     r"\s+(?:the\s+)?|\bthe\s+)$",
     _I,
 )
-_SINCE = re.compile(r"(?:since|desde|a\s+partir\s+de)\b", _I)
+_SINCE = lazy(r"(?:since|desde|a\s+partir\s+de)\b", _I)
 
 
 @dataclass(frozen=True)
@@ -585,9 +590,31 @@ class _Found:
     match: re.Match[str]
 
 
+# Every time expression above holds a digit or one of these words (matched inside words, on
+# the case-folded text), so a text with neither holds none and its patterns need not run, or
+# even be compiled: most prompts and queries name no time. tests/test_dates.py checks each
+# pattern against strings generated from it.
+_CUES: tuple[str, ...] = (
+    "yesterday", "ayer", "antier", "tomorrow", "today", "tonight", "morning", "afternoon",
+    "evening", "hoy", "esta", "este", "week", "month", "year", "semana", "ago", "hace",
+    "atr", "last", "past", "previous", "pasad", "ltim",
+    *FULL_MONTHS, *_SEASONS, *_WEEKDAYS,
+)  # fmt: skip
+
+
+def may_hold_time(text: str) -> bool:
+    """False only when ``text`` surely names no time: no digit and no word of :data:`_CUES`."""
+    if _DIGIT.search(text):
+        return True
+    folded = text.casefold()
+    return any(cue in folded for cue in _CUES)
+
+
 def _find_all(text: str, exprs: tuple[_Expr, ...]) -> list[_Found]:
     """Every time expression in ``text``, non-overlapping, earliest then longest first."""
     found: list[_Found] = []
+    if not may_hold_time(text):
+        return found
     for expr in exprs:
         for m in expr.rx.finditer(text):
             start = m.start()
@@ -690,8 +717,8 @@ def strip_time_words(query: str) -> str:
 
 # ----------------------------------------------------------------------------- user input
 
-_ISO_ARG = re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})")
-_DATETIME_ARG = re.compile(
+_ISO_ARG = lazy(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})")
+_DATETIME_ARG = lazy(
     r"(?P<date>\d{4}-\d{2}-\d{2})[T ](?P<h>\d{2}):(?P<mi>\d{2})(?::(?P<s>\d{2})(?:\.\d{1,6})?)?"
     r"(?:Z|[+-](?P<tzh>\d{2}):?(?P<tzm>\d{2}))?"
 )

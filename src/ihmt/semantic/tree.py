@@ -37,7 +37,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
 import struct
 import zlib
 from collections.abc import Callable
@@ -124,6 +123,8 @@ def tree_dir(vdir: Path, dom: str) -> Path:
 
 
 def remove_tree(vdir: Path, dom: str) -> None:
+    import shutil  # imported where used: a read-only hook never removes a tree
+
     shutil.rmtree(tree_dir(vdir, dom), ignore_errors=True)
 
 
@@ -304,6 +305,8 @@ class Tree:
 
     def _reset(self, gen: int) -> dict[str, Any]:
         if self.dir.exists():
+            import shutil
+
             shutil.rmtree(self.dir, ignore_errors=True)
         files.ensure_dir(self.dir)
         files.atomic_write(self.dir / "b0", b"")

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import logging
-import shutil
 import struct
 import sys
 import zlib
@@ -51,6 +50,8 @@ def folder(state_dir: Path) -> Path:
 
 def clear(state_dir: Path) -> None:
     """Remove every cache file (the branches were all rewritten: a rebuild)."""
+    import shutil  # (with bz2 and lzma: not for the read-only hook)
+
     shutil.rmtree(folder(state_dir), ignore_errors=True)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -51,6 +50,8 @@ def safe_name(value: str, what: str = "name", max_len: int = 64) -> str:
 
 
 def digest(*parts: str, length: int = 12) -> str:
+    import hashlib  # here: its OpenSSL start costs a read-only hook a few ms
+
     h = hashlib.sha256()
     for p in parts:
         h.update(p.encode("utf-8", "surrogatepass"))

@@ -13,7 +13,6 @@ leaves alone rebuild it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -25,6 +24,8 @@ CLOSE = "\nIHMT-META>>>\n"
 
 
 def checksum(text: str) -> str:
+    import hashlib  # imported on first use (see store.files.digest)
+
     return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -201,6 +200,8 @@ class Store(BranchFiles):
             files.write_json(path / CONFIG_NAME, config.to_dict(), indent=2)
         if force and existed:
             # Discard derived state only; leaves are never deleted.
+            import shutil
+
             with store.lock.hold():
                 shutil.rmtree(path / "layers", ignore_errors=True)
                 files.ensure_dir(path / "layers")

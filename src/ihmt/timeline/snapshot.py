@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 
 MAGIC = b"IHMT-facts-snapshot-1\n"
 FILE = Path("cache") / "facts.bin"
-MIN_BYTES = 256 * 1024  # a smaller log parses in a few milliseconds: no copy
+MIN_BYTES = 16 * 1024  # below about 100 lines parsing costs no more than checking a copy
 
 
 def path_of(state_dir: Path) -> Path:

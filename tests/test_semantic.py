@@ -870,6 +870,19 @@ def test_with_semantic_on_a_question_about_now_lists_the_history_in_order(
     assert [h.outdated for h in res.hits[:4]] == [False, True, True, True]
 
 
+@needs_extra
+def test_with_semantic_on_a_change_said_in_words_still_leads(tmp_path: Path, on: None) -> None:
+    # Measured before the fix: lexically the change led (AMBIGUOUS), then the model,
+    # closest to the old memory's words, made that one the answer, FOUND and stale.
+    m = Memory.open(tmp_path / "s", create=True)
+    old = m.save("Our logs ship to Splunk.", date="2026-01-10").ids[0]
+    new = m.save("Logs now go to Grafana Loki instead.", date="2026-05-20").ids[0]
+    m.semantic.wait()
+    res = m.search("where do our logs ship?")
+    assert [h.id for h in res.hits[:2]] == [new, old]
+    assert res.status != "FOUND" or res.best.id == new
+
+
 # ---------------------------------------------------------------------- junk and fusion
 JUNK = ["abcdef", "ok",
         (bytes([137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82])

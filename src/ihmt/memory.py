@@ -33,7 +33,7 @@ from .recall import session_digest as _session_digest
 from .scope import GLOBAL, ScopeView, check_project_id, default_scope, resolve
 from .search.query import Searcher
 from .semantic.index import SemanticIndex
-from .store.store import Store, copy_root, resolve_store_path, utcnow
+from .store.store import Store, copy_root, resolve_store_path, saved_stamp
 from .timeline.facts import FactTimeline
 from .tree import outline, refile
 from .write_side import WriteSide
@@ -367,7 +367,7 @@ class Memory:
 
         prepared = make_leaves(text, self.config, data_type=data_type, domain=domain,
                                date=date, tags=tags, source=source, language=language,
-                               now=utcnow(), scope=scope)
+                               now=saved_stamp(), scope=scope)
         if stated and prepared:
             prepared[0][0].extra[STATED_KEY] = [stated]
         report = SaveReport(domain=domain, data_type=data_type, date=date, scope=scope,

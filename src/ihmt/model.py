@@ -74,6 +74,9 @@ class Hit:
     matched: list[str] = field(default_factory=list)  # query terms found in the leaf
     scope: str = "global"  # "global" or the project id (ihmt.scope)
     foreign: bool = False  # another project's memory than the searcher's: labelled
+    # A later memory that says this one's value changed (ihmt.search.changes): whatever
+    # re-ranks the hits afterwards (the semantic blend) keeps that one before this one.
+    superseded_by: str | None = field(default=None, repr=False, compare=False)
     _text: str | None = field(default=None, repr=False)
     _loader: Callable[[Hit], str] | None = field(default=None, repr=False, compare=False)
 

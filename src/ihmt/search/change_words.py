@@ -23,7 +23,8 @@ CUE = lazy(
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing)|replac(?:ed|ing)|swap(?:ped|ping)"
     r"|chang(?:ed|ing)|convert(?:ed|ing)|port(?:ed|ing)|rewr(?:ote|itten)|upgrad(?:ed|ing)"
     r"|downgrad(?:ed|ing)|dropp(?:ed|ing)(?!" + FELL + ")|ditch(?:ed|ing)|retir(?:ed|ing)"
-    r"|deprecat(?:ed|ing)"
+    r"|deprecat(?:ed|ing)|bump(?:ed|ing)|cancell?ed|decommission(?:ed|ing)|phased\s+out"
+    r"|sunset(?:ted)?|ripped\s+out"
     r"|turned\s+(?:\S+\s+){0,3}?off|shut\s+(?:\S+\s+){0,3}?down|switched\s+(?:\S+\s+){0,3}?off"
     r"|replaces|gone|removed|deleted|got\s+rid\s+of|stopped\s+using|went\s+with"
     r"|from\s+\S+(?:\s+\S+)?\s+to|de\s+\S+(?:\s+\S+)?\s+a"
@@ -42,7 +43,14 @@ OLD_SLOT = lazy(
     r"|got\s+rid\s+of|reemplazamos|sustituimos|dejamos(?:\s+de\s+usar)?|apagamos"
     r"|en\s+(?:lugar|vez)\s+de|ya\s+no\s+(?:usamos|tenemos))\s+"
     r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+|a\s+)?(\w[\w.+#-]*)"
-    r"|\bde\s+(\w[\w.+#-]*)\s+a\b")  # "de MySQL a Postgres"
+    r"|\bde\s+(\w[\w.+#-]*)\s+a\b"  # "de MySQL a Postgres"
+    # said of the old value itself: "Jest was removed", "Travis got turned off", "MySQL fue
+    # reemplazado"
+    r"|(\w[\w.+#-]*)\s+(?:was|were|is|are|got|has\s+been|have\s+been|fue|fueron|quedo"
+    r"|ha\s+sido)\s+(?:removed|dropped|retired|replaced|deprecated|cancell?ed|decommissioned"
+    r"|sunset|phased\s+out|ripped\s+out|turned\s+off|shut\s+down|switched\s+off"
+    r"|eliminad[oa]s?|retirad[oa]s?|reemplazad[oa]s?|sustituid[oa]s?|apagad[oa]s?"
+    r"|cancelad[oa]s?)\b")
 
 # Where the new value stands: "switched to UTC", "replaced X with Y", "X -> Y", "por Y".
 NEW_SLOT = lazy(
@@ -90,3 +98,26 @@ REASON = lazy(
 # ("Moved the standup to 10:00; Redis upgrade went fine") are judged apart.
 CLAUSE = lazy(r"[.;!?]+(?=\s|$)|\n+|\s+(?:but|pero)\s+")  # (not the dot of "3.12")
 
+# Where a new value may stand besides NEW_SLOT, for a change that does not name the old
+# one: "now the checkout runs on Split", "ahora los workers funcionan con Nomad".
+NEW_PLACE = lazy(
+    r"\b(?:on|in|con|en)\s+(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+)?(\w[\w.+#-]*)")
+
+# Verbs that say how a thing is used, not what it is: a word like these shared by two
+# memories does not make them about one thing ("deploys run on X", "QA runs the suite").
+USE_VERBS = (
+    "use uses used using run runs running ran build builds built store stores stored keep "
+    "keeps kept go goes going went live lives lived serve serves served handle handles "
+    "handled host hosts hosted work works worked make makes made get gets got put puts "
+    "manage manages managed write writes wrote do does did ship ships shipped send sends "
+    "sent "
+    "usa usan usamos usar uso corre corren correr ejecuta ejecutan ejecutar guarda guardan "
+    "guardamos guardar va van ir sirve sirven servir gestiona gestionan gestionar lleva "
+    "llevan llevar tiene tienen tener hace hacen hacer")
+
+# A word that says how a named thing serves, by where it stands: right before a word of
+# means and the name ("generated with JasperReports", "se generan con JasperReports",
+# "hosted by Hetzner"). Group 1 is that word, group 2 the name's first word.
+WAY = lazy(
+    r"(\w+)\s+(?:with|on|in|by|through|via|using|from|at|con|en|por|mediante|desde|sobre)"
+    r"\s+(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+|a\s+)?(\w[\w.+#-]*)")

@@ -17,6 +17,17 @@ old value's place ("from yarn", "dropped black"). "Postgres" above is one; "bill
 asked for, is the shared subject. The later memory then leads the earlier, which is
 flagged with it, and so no longer counts as a rival answer.
 
+A change that does not name the old value ("transactional emails were switched over to
+Postmark", "pasamos los informes mensuales a Metabase") still makes the later memory lead,
+unflagged (nothing says which value went away), when it is about the same thing (a query
+word both matched, inside the change, that is no verb of use), names a value of its own
+where a change puts it ("to X", "on X", "con X"), the earlier names one the later does
+not, the later holds no plan, attempt or wish anywhere, and every query word the earlier
+matched the later matches too, but for verbs of use and the word that says how the
+earlier's value serves ("generan" of "se generan con JasperReports"). Either way the
+earlier hit's ``superseded_by`` names the later, so a blend with semantic matches
+(:func:`ihmt.search.hybrid.versions_in_order`) keeps the later first.
+
 It stays conservative where a wrong link would hide a true memory: both memories must
 be of one scope (a project's change says nothing of another project's memory) and match
 a query word in common (every word the earlier one matched, when the fact timeline tracks
@@ -32,6 +43,7 @@ seen); otherwise those memories are read, and for a same-day pair their save tim
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,11 +55,14 @@ from .change_words import (
     CUE,
     FUTURE,
     GONE_WORDS,
+    NEW_PLACE,
     NEW_SLOT,
     NOT_DONE,
     OLD_SLOT,
     REASON,
     STILL,
+    USE_VERBS,
+    WAY,
 )
 
 WINDOW = 8  # hits looked at: the versions of one answer rank close together
@@ -69,6 +84,10 @@ class _Note:
     cues: set[str] = field(default_factory=set)  # terms of its words of change ("instead")
     whole: set[str] = field(default_factory=set)  # terms of whole words (not "cloud" of
     #   "CloudFormation")
+    moved_to: set[str] = field(default_factory=set)  # names where a change puts its value
+    hedged: bool = False  # a plan, a wish, an attempt or a time to come anywhere in it
+    ways: set[str] = field(default_factory=set)  # terms of the words that say how a name
+    #   serves ("generated" of "generated with JasperReports")
 
 
 def _read(text: str, stemmer: str) -> _Note:
@@ -86,13 +105,14 @@ def _read(text: str, stemmer: str) -> _Note:
             if not (w.isupper() and len(w) <= 4):  # "CI", "API", "DB" may be a subject
                 note.values.update(whole)
     folded = fold(text)
+    note.hedged = bool(NOT_DONE.search(folded) or FUTURE.search(folded))
     said = False  # the clause before said a change
     for clause in CLAUSE.split(folded):
         still = bool(STILL.search(clause))
         if still:
             note.kept.update(tokenize(clause, stemmer))
         for slot in OLD_SLOT.finditer(clause):
-            note.gone.update(tokenize(slot.group(1) or slot.group(2) or "", stemmer))
+            note.gone.update(tokenize(next((g for g in slot.groups() if g), ""), stemmer))
         if not GONE_WORDS.search(clause):  # "switched to UTC": UTC is no old value
             for slot in NEW_SLOT.finditer(clause):
                 note.new.update(tokenize(slot.group(1), stemmer))
@@ -108,7 +128,21 @@ def _read(text: str, stemmer: str) -> _Note:
         said = not (FUTURE.search(clause) or NOT_DONE.search(clause, 0, cue.end()))
         if said:
             note.changed.update(tokenize(clause, stemmer))
+            for slot in [*NEW_SLOT.finditer(clause, cue.start()),
+                         *NEW_PLACE.finditer(clause, cue.start())]:
+                # a value may be of several words: "to Node 22", "a Grafana Loki"
+                value = " ".join(clause[slot.start(1):slot.start(1) + 60].split()[:3])
+                note.moved_to.update(tokenize(value, stemmer))
+    note.moved_to &= note.names
+    for m in WAY.finditer(text):
+        if set(tokenize(m.group(2), stemmer)[:1]) & note.names:
+            note.ways.update(tokenize(m.group(1), stemmer))
     return note
+
+
+@functools.lru_cache(maxsize=8)
+def _use_verbs(stemmer: str) -> frozenset[str]:
+    return frozenset(tokenize(USE_VERBS, stemmer))
 
 
 def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
@@ -166,8 +200,29 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
             # the earlier one named ("now that billing runs on Postgres ...") confirms it.
             fresh = n.names - o.words - terms
             if not (values & n.gone or (fresh and values & (o.names | n.names))):
+                # Said without the old value ("deploys migrated to GitHub Actions"): about
+                # the same thing (a word both matched, inside the change, that is no verb of
+                # use), a name of its own where the new value stands, the earlier memory
+                # naming one the later does not, and no plan, attempt or wish anywhere in
+                # the later ("probamos a mover X a Y y lo revertimos"). No flag (nothing
+                # says which value went away): the later only comes first.
+                # And every query word the earlier matched, the later matches too, but for
+                # verbs of use and the word that says how the earlier's value serves ("se
+                # generan con X"): "the Harbor search service was migrated to X" is no
+                # news of the Harbor *billing* service's port.
+                uses = _use_verbs(stemmer)
+                subject = set(old.matched) & set(new.matched) & n.changed
+                if (not n.hedged and subject - uses
+                        and not set(old.matched) - set(new.matched) - uses - o.ways
+                        and (n.moved_to & fresh) - n.kept and o.names - n.words - terms):
+                    old.superseded_by = new.id
+                    if out.index(new) > out.index(old):
+                        out.remove(new)
+                        out.insert(out.index(old), new)
+                        new.score = max(new.score, old.score * 1.01)
                 continue
             old.outdated = True
+            old.superseded_by = new.id
             old.notices.append(f"changed by a later memory ({new.id}, "
                                f"{new.date or 'undated'}): {excerpt(new)}")
             # The later version answers what the earlier one matched (as a correction

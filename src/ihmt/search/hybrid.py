@@ -149,6 +149,12 @@ def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, fl
         annotate(new)
     if pinned is not None and len(hits) > 1 and hits[0].id == pinned:
         hits[0].score = max(hits[0].score, hits[1].score)
+    first = hits[0] if hits else None
+    hits = versions_in_order(hits)
+    if hits and hits[0] is not first:  # the model's pick has a later version: it leads
+        hits[0].score = max(hits[0].score, first.score)
+        if upgrade == "FOUND" and not first.outdated:
+            upgrade = "AMBIGUOUS"  # said without the old value: the user may check
     result.hits = hits
 
     if upgrade and hits:
@@ -160,6 +166,20 @@ def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, fl
         else:
             result.message = (f"the closest memories by meaning (similarity {s1:.2f}) share "
                               "few words with the query; give a clue to choose")
+
+
+def versions_in_order(hits: list[Hit]) -> list[Hit]:
+    """``hits`` with every memory that a later one changed (``superseded_by``, set by
+    :mod:`ihmt.search.changes`) right after that later one when it came before it: a fused
+    ranking may prefer the old memory's words or meaning, never its stale value."""
+    out = list(hits)
+    for h in hits:
+        newer = next((x for x in out if x.id == h.superseded_by), None) \
+            if h.superseded_by else None
+        if newer is not None and out.index(newer) > out.index(h):
+            out.remove(newer)
+            out.insert(out.index(h), newer)
+    return out
 
 
 def keep_semantic_first(result: SearchResult, semantic: list[tuple[str, float]],

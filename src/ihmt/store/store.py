@@ -71,6 +71,15 @@ def utcnow() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def saved_stamp() -> str:
+    """A leaf's ``saved_at``: UTC to the millisecond, so that two memories of one day
+    saved in the same second are still told apart in order (the later version of a fact
+    said twice in a row is the later save). Older leaves hold whole seconds; both sort
+    as strings."""
+    now = datetime.now(timezone.utc)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
 def resolve_store_path(path: str | os.PathLike[str]) -> Path:
     """The store folder for a user-given path: the path itself when it is (or is named like)
     a store, otherwise ``<path>/ihmt_memory``."""

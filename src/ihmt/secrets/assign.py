@@ -185,12 +185,18 @@ def _trim_end(text: str, value: str, start: int, key_start: int) -> str:
         return value
     lo = max(0, key_start - 40)  # bounded: a scan back to the text's start is quadratic
     nl = text.rfind("\n", lo, key_start)
+    if _AFTER_FLAG.search(text, max(lo, nl + 1), key_start) and after in ("", "\n", "\r"):
+        return value  # `helm ... --set auth.password=X.`, `docker run -e PW=X.`: a command
     if nl < 0 and lo > 0:
         return trimmed  # the key is far from any line start: prose, not a config line
     lead = text[nl + 1:key_start].strip()
     if lead in ("", "-", "export", "set", "$env:", "ENV") and after in ("", "\n", "\r"):
         return value
     return trimmed
+
+
+# A command-line flag that takes `key=value` right before the key: `--set `, `-e `.
+_AFTER_FLAG = lazy(r"(?:^|[ \t])--?[A-Za-z][A-Za-z0-9\-]*[ \t]+$")
 
 
 # `<password>...</password>`, `<ApiKey>...</ApiKey>`: an XML element named for a secret.

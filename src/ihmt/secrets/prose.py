@@ -155,6 +155,8 @@ _PAIR = lazy(
     r"\s*(?::|->|→|=|\sis\s|\ses\s)\s*"
     r"([a-z0-9._%+\-@]{1,64})(\s+/\s+|/|:)(\S{4,128})")
 _SLUG = lazy(r"[a-z0-9]+(?:[-_.][a-z0-9]+)+")
+# "laptop login jmartin / X": no colon, but a user and a value either side of a spaced slash.
+_PAIR_SPACED = lazy(r"[ \t]+([a-z0-9._%+\-@]{1,64})([ \t]+/[ \t]+)(\S{4,128})")
 
 
 def pairs(text: str, low: str) -> Iterator[Found]:
@@ -162,7 +164,7 @@ def pairs(text: str, low: str) -> Iterator[Found]:
     for k in _PAIR_KEY.finditer(low):
         if not starts_word(low, k.start()):
             continue
-        m = _PAIR.match(low, k.end())
+        m = _PAIR.match(low, k.end()) or _PAIR_SPACED.match(low, k.end())
         if m is None:
             continue
         user, sep = m.group(1), m.group(2)
@@ -231,3 +233,46 @@ def named_values(text: str, low: str) -> Iterator[Found]:
         if ok:
             s = v.start()
             yield "credential", s, s + len(value), low[start:end] + " " + preview(value)
+
+
+# ---------------------------------------------------------------------- seed phrases
+# "recovery phrase: w1 w2 ... w12", "MNEMONIC=\"...\"", "frase semilla: ...": a wallet's
+# words, 12 to 24 of them (BIP-39 uses multiples of three), lower case, no small words of
+# a sentence between them.
+_SEED_NOUNS = ("phrase", "words", "mnemonic", "semilla", "recuperación", "recuperacion")
+# What must come before "phrase" or "words" for them to name a wallet's words.
+_SEED_BEFORE = lazy(r"(?:seed|recovery|backup|wallet|secret)[ _\-]?$")
+_SEED_JOIN = lazy(r"[^\n:=]{0,60}?(?:[ \t]*[:=]|[ \t]+(?:is|es|era|was))[ \t]*[\"'`]?[ \t]*")
+_SEED_WORDS = lazy(r"[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,23}(?![a-z])")
+_SENTENCE_WORDS = frozenset(
+    "the and for with that this you your are not was were our have has its from into then "
+    "them they what when where will would should never always just only also but los las "
+    "una uno con por para que del the una sin muy".split())
+
+
+def seed_phrases(text: str, low: str) -> Iterator[Found]:
+    """A recovery (seed) phrase after a word that names one."""
+    for noun in _SEED_NOUNS:
+        i = low.find(noun)
+        while i >= 0:
+            end = i + len(noun)
+            if noun in ("phrase", "words") and not _SEED_BEFORE.search(low, max(0, i - 10), i):
+                i = low.find(noun, end)
+                continue
+            yield from _seed_after(text, low, noun, end)
+            i = low.find(noun, end)
+
+
+def _seed_after(text: str, low: str, noun: str, pos: int) -> Iterator[Found]:
+    if pos < len(low) and low[pos].isalnum():
+        return  # "phrases", "wordsmith"
+    j = _SEED_JOIN.match(low, pos)
+    w = _SEED_WORDS.match(text, j.end()) if j is not None else None
+    if w is None:
+        return
+    words = list(re.finditer(r"[a-z]+", w.group(0)))
+    n = len(words) - len(words) % 3
+    if any(x.group(0) in _SENTENCE_WORDS for x in words[:n]):
+        return
+    end = w.start() + words[n - 1].end()
+    yield "seed_phrase", w.start(), end, noun + " " + preview(words[0].group(0))

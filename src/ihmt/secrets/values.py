@@ -162,6 +162,23 @@ def decodes_to_text(value: str) -> bool:
     return printable / len(raw) > 0.9
 
 
+# The first bytes of file formats that travel as base64 (images, documents, archives,
+# fonts, media, markup): such a run is an encoded file, not a key.
+_FILE_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"%PDF", b"PK\x03\x04", b"\x1f\x8b",
+               b"wOF2", b"wOFF", b"RIFF", b"OggS", b"ID3", b"BM6", b"II*\x00", b"MM\x00*",
+               b"\x00\x00\x00\x18ftyp", b"\x00\x00\x00\x20ftyp", b"\x00\x00\x01\x00",
+               b"SQLite format", b"<?xml", b"<svg", b"<html", b"<!DOCTYPE", b"<samlp:", b"<saml:",
+               b"MSCF", b"7z\xbc\xaf", b"\xd0\xcf\x11\xe0", b"fLaC", b"\x1aE\xdf\xa3")
+
+
+def encoded_file(value: str) -> bool:
+    """True when ``value``'s first characters decode (as base64) to a file's signature."""
+    head = value[:32]
+    head = head[: len(head) - len(head) % 4]
+    raw = b64_decoded(head)
+    return raw is not None and raw.startswith(_FILE_MAGIC)
+
+
 def decodes_to_user_password(value: str) -> bool:
     """Base64 of ``user:password`` (HTTP Basic, Docker's ``auth``)."""
     raw = b64_decoded(value)

@@ -108,6 +108,42 @@ ORDINARY = [
 ]
 
 
+# Added after reading the fourth held-out set's misses (so not held out any more).
+SECRETS += [
+    ("a password in parentheses", pw(), "gave Ana the NAS password ({}) at lunch"),
+    ("words and a number as a passphrase", "cobalt_willow_ember_42",
+     "the backup drive password is {}, keep it offline"),
+    ("a TOTP seed in groups of four", " ".join(draw(4, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+                                               for _ in range(4)),
+     "MFA backup key for the admin user: {}"),
+    ("-t is codecov's token", uuid(), "codecov -t {} -F unit"),
+    ("curl's -b is its cookie flag", draw(26, string.ascii_lowercase + string.digits),
+     "curl -b 'sessid={}' https://intranet.example.org/"),
+]
+ORDINARY += [
+    ("a real prefix with a filler body", "STRIPE_KEY=sk_test_" + "x" * 24),
+    ("a real prefix with a filler body", "AWS_ACCESS_KEY_ID=AKIA" + "X" * 16),
+    ("a zero UUID", "client_secret: " + "-".join("0" * n for n in (8, 4, 4, 4, 12))),
+    ("a stand-in word in the value", 'API_KEY = "fake-key-' + draw(4, string.digits) + '"'),
+    ("a value ending in EXAMPLE", "aws_secret_access_key = " + draw(20) + "EXAMPLE"),
+    ("a path given to a secret-named key", "kubectl create secret generic c --from-file=token=./t.txt"),
+    ("a YAML tag", "db_password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256"),
+    ("an empty value before the next setting", "password=\npassword_file=/etc/app/db.pass"),
+    ("a checksum header", "x-amz-checksum-crc64nvme: " + draw(43, B62 + "+/") + "="),
+    ("a JPEG's base64, which starts with a slash",
+     '"img": "' + base64.b64encode(b"\xff\xd8\xff\xe0" + bytes(RNG.randrange(256)
+                                                            for _ in range(120))).decode() + '"'),
+    ("words without a number are no passphrase", "the password is rotated_every_quarter, see wiki"),
+]
+
+
+def test_a_key_with_a_few_filler_characters_is_still_caught() -> None:
+    """The filler test needs half the value to be one filler character: a random key
+    with some x's or zeros in it is still a key."""
+    value = "sk_live_" + draw(20) + "xxxx"
+    assert _caught(f"STRIPE_KEY={value}", value)
+
+
 def _caught(text: str, value: str) -> bool:
     i = text.index(value)
     return covered(find_secrets(text), i, i + len(value))

@@ -159,6 +159,10 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
                     return None  # a variable, a type annotation, a sentence
         if value.isdigit() and len(value) < 6:
             return None
+        if _PATH.fullmatch(value):
+            return None  # `--from-file=password=./db.pass`: where the secret is, not it
+        if value.startswith("!") and _YAML_TAG.fullmatch(value):
+            return None  # `password: !vault |`: a YAML tag, its value below
         if ("/" in value and not password and re.search(r"[a-z]{3,}/[a-z]{3,}", value)
                 and not random_looking(value)):
             return None  # app.kubernetes.io/name, a path
@@ -170,6 +174,10 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
         return None  # token = "return" in a lexer, secret = "session" in a config
     shown = key + sep.strip()[:1]
     return kind, start, end, shown + preview(value)
+
+
+_PATH = lazy(r"(?:\.{1,2}|~)/[\w.\-/]*")
+_YAML_TAG = lazy(r"!{1,2}[A-Za-z_][\w.\-/:]*")
 
 
 def _trim_end(text: str, value: str, start: int, key_start: int) -> str:

@@ -127,11 +127,18 @@ def headers(text: str, low: str) -> Iterator[Found]:
 # `Cookie: sessionid=...; theme=dark`, `Set-Cookie: ...`, `curl --cookie "sid=..."`.
 _COOKIE_HEADER = lazy(r"cookie(?:[ \t]*:[ \t]*|[ \t=]+[\"']?)")
 _COOKIE_PAIR = lazy(r"([A-Za-z0-9_.\-]{1,64})=([^;\s\"',]{1,4096})")
+_CURL_COOKIE = lazy(r"[ \t]-b[ \t]+[\"']?")
 _SESSION_NAME = lazy(r"sess|sid|auth|token|jwt|remember|login|identity|credential")
 
 
 def cookies(text: str, low: str) -> Iterator[Found]:
     """The values of session and authentication cookies in a cookie header or flag."""
+    if " -b" in low and "curl" in low:  # curl's `-b 'name=value'` is `--cookie`
+        for b in _CURL_COOKIE.finditer(low):
+            if "curl" not in low[max(0, b.start() - 200): b.start()].rsplit("\n", 1)[-1]:
+                continue
+            line_end = low.find("\n", b.end())
+            yield from _session_pairs(text, b.end(), len(text) if line_end < 0 else line_end)
     if "cookie" not in low:
         return
     scanned = 0  # each line is read once, however many `cookie` words it holds
@@ -144,12 +151,17 @@ def cookies(text: str, low: str) -> Iterator[Found]:
             continue  # a `Cookie:` / `Set-Cookie:` header or curl's `--cookie`
         line_end = low.find("\n", h.end())
         scanned = len(text) if line_end < 0 else line_end
-        for m in _COOKIE_PAIR.finditer(text, h.end(), scanned):
-            name, value = m.group(1), m.group(2)
-            if not _SESSION_NAME.search(name.lower()) or is_placeholder(value):
-                continue
-            if len(value) >= 16 and (mixed(value) or len(value) >= 24) and entropy(value) >= 3.0:
-                yield "session_cookie", m.start(2), m.end(2), f"{name}=" + preview(value)
+        yield from _session_pairs(text, h.end(), scanned)
+
+
+def _session_pairs(text: str, start: int, end: int) -> Iterator[Found]:
+    """The session and authentication cookies among ``name=value`` pairs in a span."""
+    for m in _COOKIE_PAIR.finditer(text, start, end):
+        name, value = m.group(1), m.group(2)
+        if not _SESSION_NAME.search(name.lower()) or is_placeholder(value):
+            continue
+        if len(value) >= 16 and (mixed(value) or len(value) >= 24) and entropy(value) >= 3.0:
+            yield "session_cookie", m.start(2), m.end(2), f"{name}=" + preview(value)
 
 
 _DOCKER_AUTH = lazy(r"\"(?:auth|identitytoken|registrytoken)\"\s*:\s*\"([a-z0-9+/=_\-.]{8,})\"")
@@ -173,7 +185,7 @@ _FLAG = lazy(
 # Short flags that take a password for some tools only: each letter, the tools that read it
 # so, and whether the value may follow with a space (`-P PW`) or only glued (`-pPW`, where
 # the MySQL family reads `-p db` as "ask, then use the database db").
-_SHORT_FLAG = lazy(r"-([pPaw])([ \t]*)([\"'][^\"'\n]{1,200}[\"']|[^\s\"'`|;&<>]{1,200})")
+_SHORT_FLAG = lazy(r"-([pPawt])([ \t]*)([\"'][^\"'\n]{1,200}[\"']|[^\s\"'`|;&<>]{1,200})")
 _SHORT_TOOLS = {
     ("p", True): lazy(r"\b(?:sshpass|docker login|podman login|helm registry login|"
                       r"mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|"
@@ -182,6 +194,7 @@ _SHORT_TOOLS = {
                        r"7z|7za|7zz|rar|unrar)\b"),
     ("P", True): lazy(r"\b(?:sqlcmd|bcp|osql|isql|ipmitool|zip|unzip|vncpasswd)\b"),
     ("a", True): lazy(r"\b(?:redis-cli|keydb-cli|valkey-cli)\b"),
+    ("t", True): lazy(r"\b(?:codecov|doctl)\b"),
     ("w", True): lazy(r"\bldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|"
                       r"exop)\b"),
 }
@@ -263,8 +276,9 @@ def command_lines(text: str, low: str) -> Iterator[Found]:
             if tools is None or not tools.search(line):
                 continue
             value, s, e = _unquote(text, m.start(3), m.end(3))
-            if _flag_value_ok(value, True, text[m.start(3)]):
-                yield "password", s, e, f"-{letter} " + preview(value)
+            password = letter != "t"  # `-t` is a token (codecov, doctl)
+            if _flag_value_ok(value, password, text[m.start(3)]):
+                yield "password" if password else "credential", s, e, f"-{letter} " + preview(value)
     if "%" in text:
         for m in _SAMBA_USER.finditer(low):
             value, s, e = text[m.start(1): m.end(1)], m.start(1), m.end(1)

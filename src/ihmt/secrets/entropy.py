@@ -32,6 +32,7 @@ _PUBLIC_BEFORE = lazy(
     r"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+|"
     r"public[_ \-]?key\W{0,4}|pubkey\W{0,4}|peer\W{0,3}|recipient\W{0,3}|\bpk\.|"
     r"(?:site|publishable)[_ \-]?key\W{0,4}|"
+    r"(?:checksum|digest|hash)[\w\-]*[\"']?\s*[:=]\s*[\"']?|"
     r"\"(?:n|e|x|y|kid|x5t(?:#s256)?|x5c)\"\s*:\s*\[?\s*\")$")
 # A hash named by its algorithm, in the token itself (`sha256-...` in SRI and nix).
 _ALGORITHM = lazy(r"(?i)(?:sha(?:1|224|256|384|512)|sha3-\d+|md5|blake2[bs]?)[\-_]")
@@ -99,7 +100,8 @@ def random_token(tok: str, before: str, after: str) -> bool:
         return False  # an identifier, named so (session and secret ids are not exempt)
     if _in_url_path(before[-200:]) or id_in_url_query(before[-200:]):
         return False
-    if published_record(before[-300:]) or encoded_file(core):
+    if published_record(before[-300:]) or encoded_file(core) or (
+            before.endswith("/") and encoded_file("/" + core)):
         return False
     segments = core.split("/")
     if len(segments) >= 3 and sum(_WORD_SEGMENT.fullmatch(s) is not None for s in segments) >= 2:

@@ -56,6 +56,11 @@ _PROSE_VALUE = lazy(r"([\"'`“‘])([^\"'`”’\n]{4,128})[\"'`”’]|(\S{4,1
 # Google's app passwords: four groups of four letters.
 _GROUPED = lazy(r"[a-z]{4}(?: [a-z]{4}){3}(?![A-Za-z0-9])")
 _BASE32 = lazy(r"[A-Z2-7]{16,}=*")
+# A TOTP seed as authenticator apps show it: groups of four base32 characters.
+_BASE32_GROUPS = lazy(r"[A-Z2-7]{4}(?: [A-Z2-7]{4}){3,15}(?![A-Za-z0-9])")
+_OPEN_PAREN = lazy(r" \((?=[^\s)]{4,128}\))")
+# Words joined into a passphrase and ended by digits: `maple_lemon_copper_1`.
+_WORD_PASSPHRASE = lazy(r"[a-z]{3,}(?:[._\-][a-z]{3,}){2,}[._\-]?\d{1,4}", re.IGNORECASE)
 
 
 def prose(text: str, low: str) -> Iterator[Found]:
@@ -69,6 +74,8 @@ def prose(text: str, low: str) -> Iterator[Found]:
         c = _CONNECT.match(low, pos)
         if c is None and _changed_before(low, m.start()):
             c = _TO.match(low, pos)
+        if c is None and low.startswith(" (", pos):
+            c = _OPEN_PAREN.match(low, pos)  # "the router password (X) over the phone"
         if c is not None:
             pos = c.end()
         else:
@@ -92,6 +99,10 @@ def prose(text: str, low: str) -> Iterator[Found]:
         if key.startswith("pin"):
             if c is not None and re.fullmatch(r"\d{4,12}\.?", value):
                 yield "password", s, s + len(value), key + " " + preview(value)
+            continue
+        groups = _BASE32_GROUPS.match(text, pos) if key.endswith(("seed", "key")) else None
+        if groups is not None and c is not None:
+            yield "password", pos, groups.end(), key + " " + preview(groups.group(0))
             continue
         if key.endswith(("seed", "seeds", "key", "keys")) and c is not None and (
                 _BASE32.fullmatch(value) or random_looking(value)):
@@ -120,6 +131,12 @@ def _password_value(value: str, joined: bool) -> bool:
         return False
     if re.search(r"[(\[{}\]]", core):
         return False  # code: `password = getpass.getpass(...)`
+    if re.fullmatch(r"!{1,2}[A-Za-z_][\w.\-/:]*", core):
+        return False  # `password: !vault |`: a YAML tag
+    if re.match(r"[A-Za-z_][\w.\-]*=", core):
+        return False  # `password_file=/etc/db.pass`: the next setting, not a value
+    if joined and _WORD_PASSPHRASE.fullmatch(core):
+        return True  # words and a number: a passphrase, not `user_password`
     if IDENT_CHAIN.fullmatch(core) and not random_looking(core) and (
             "_" in core and sum(ch.isdigit() for ch in core) < 2
             or "." in core and reference(core)):

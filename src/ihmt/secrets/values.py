@@ -20,6 +20,10 @@ _PLACEHOLDER_WORDS = {
     "int", "bool", "optional", "any", "required", "empty", "unset", "omitted", "removed",
     "todo", "tbd", "n/a", "na", "secretstr", "object", "text", "varchar", "char",
 }
+# Words that say a value is a stand-in: `fake-key-0000`, `dummy_token`, `...EXAMPLE`.
+_STAND_IN_WORDS = frozenset("fake dummy example sample placeholder notreal".split())
+_STAND_IN_SPLIT = lazy(r"[-_.:/ ]+")
+_FILLER = frozenset("xX0*#.")
 _PLACEHOLDER_RE = lazy(
     r"""^(?:
         <[^>]*>?                                 # <password>
@@ -43,8 +47,19 @@ def is_placeholder(value: str) -> bool:
         return True
     # One character repeated (xxxxxxxx, ********), an ellipsis inside (sk-...abcd), or no
     # letter or digit at all (":****").
-    return (len(set(v.lower())) == 1 or "..." in v or "…" in v
-            or not any(c.isalnum() for c in v))
+    if (len(set(v.lower())) == 1 or "..." in v or "…" in v
+            or not any(c.isalnum() for c in v)):
+        return True
+    # A stand-in word in the value, or a real prefix with a filler body (`sk_test_xxxx...`,
+    # `AKIAXXXXXXXXXXXXXXXX`, a zero UUID): half the value one filler character.
+    low = v.lower()
+    if low.endswith("example") or _STAND_IN_WORDS.intersection(_STAND_IN_SPLIT.split(low)):
+        return True
+    if len(v) >= 12:
+        top, n = Counter(v).most_common(1)[0]
+        if top in _FILLER and n * 2 >= len(v):
+            return True
+    return False
 
 
 # Values that are public by design although they look like keys: Stripe publishable keys,

@@ -34,3 +34,15 @@ def test_masking_removes_every_caught_value_and_is_idempotent() -> None:
         shown = mask(text)
         assert value not in shown.text and shown.count >= 1
         assert mask(shown.text).count == 0, shown.text
+
+
+def test_the_fourth_split_is_big_varied_and_well_marked() -> None:
+    from bench.secrets_fourth import fourth_cases
+
+    secrets, ordinary = fourth_cases()
+    assert len(secrets) >= 100 and len({c.kind for c in secrets}) >= 30
+    assert len(ordinary) >= 300
+    assert all(c.spans and all(e > s for s, e in c.spans) for c in secrets)
+    assert not any(c.spans for c in ordinary)
+    assert not any(m in c.text for c in secrets + ordinary for m in "«»⟦⟧")
+    assert fourth_cases() == fourth_cases() and fourth_cases(1) != fourth_cases()

@@ -159,6 +159,10 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
                     return None  # a variable, a type annotation, a sentence
         if value.isdigit() and len(value) < 6:
             return None
+        if _PATH.fullmatch(value):
+            return None  # `--from-file=password=./db.pass`: where the secret is, not it
+        if value.startswith("!") and _YAML_TAG.fullmatch(value):
+            return None  # `password: !vault |`: a YAML tag, its value below
         if ("/" in value and not password and re.search(r"[a-z]{3,}/[a-z]{3,}", value)
                 and not random_looking(value)):
             return None  # app.kubernetes.io/name, a path
@@ -170,6 +174,10 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
         return None  # token = "return" in a lexer, secret = "session" in a config
     shown = key + sep.strip()[:1]
     return kind, start, end, shown + preview(value)
+
+
+_PATH = lazy(r"(?:\.{1,2}|~)/[\w.\-/]*")
+_YAML_TAG = lazy(r"!{1,2}[A-Za-z_][\w.\-/:]*")
 
 
 def _trim_end(text: str, value: str, start: int, key_start: int) -> str:
@@ -185,12 +193,18 @@ def _trim_end(text: str, value: str, start: int, key_start: int) -> str:
         return value
     lo = max(0, key_start - 40)  # bounded: a scan back to the text's start is quadratic
     nl = text.rfind("\n", lo, key_start)
+    if _AFTER_FLAG.search(text, max(lo, nl + 1), key_start) and after in ("", "\n", "\r"):
+        return value  # `helm ... --set auth.password=X.`, `docker run -e PW=X.`: a command
     if nl < 0 and lo > 0:
         return trimmed  # the key is far from any line start: prose, not a config line
     lead = text[nl + 1:key_start].strip()
     if lead in ("", "-", "export", "set", "$env:", "ENV") and after in ("", "\n", "\r"):
         return value
     return trimmed
+
+
+# A command-line flag that takes `key=value` right before the key: `--set `, `-e `.
+_AFTER_FLAG = lazy(r"(?:^|[ \t])--?[A-Za-z][A-Za-z0-9\-]*[ \t]+$")
 
 
 # `<password>...</password>`, `<ApiKey>...</ApiKey>`: an XML element named for a secret.

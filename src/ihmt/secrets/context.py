@@ -11,11 +11,12 @@ read from the original.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from ..lazy_re import lazy
-from .assign import assignments, xml_elements
-from .prose import named_values, pairs, prose, use_as
+from .assign import assignments, secret_key_name, xml_elements
+from .prose import named_values, pairs, prose, seed_phrases, use_as
 from .values import (
     decodes_to_user_password,
     entropy,
@@ -23,9 +24,12 @@ from .values import (
     looks_like_password,
     mixed,
     preview,
+    random_looking,
     starts_word,
     variable_reference,
 )
+
+_UUID = lazy(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 
 Found = tuple[str, int, int, str]
 
@@ -123,11 +127,18 @@ def headers(text: str, low: str) -> Iterator[Found]:
 # `Cookie: sessionid=...; theme=dark`, `Set-Cookie: ...`, `curl --cookie "sid=..."`.
 _COOKIE_HEADER = lazy(r"cookie(?:[ \t]*:[ \t]*|[ \t=]+[\"']?)")
 _COOKIE_PAIR = lazy(r"([A-Za-z0-9_.\-]{1,64})=([^;\s\"',]{1,4096})")
+_CURL_COOKIE = lazy(r"[ \t]-b[ \t]+[\"']?")
 _SESSION_NAME = lazy(r"sess|sid|auth|token|jwt|remember|login|identity|credential")
 
 
 def cookies(text: str, low: str) -> Iterator[Found]:
     """The values of session and authentication cookies in a cookie header or flag."""
+    if " -b" in low and "curl" in low:  # curl's `-b 'name=value'` is `--cookie`
+        for b in _CURL_COOKIE.finditer(low):
+            if "curl" not in low[max(0, b.start() - 200): b.start()].rsplit("\n", 1)[-1]:
+                continue
+            line_end = low.find("\n", b.end())
+            yield from _session_pairs(text, b.end(), len(text) if line_end < 0 else line_end)
     if "cookie" not in low:
         return
     scanned = 0  # each line is read once, however many `cookie` words it holds
@@ -140,12 +151,17 @@ def cookies(text: str, low: str) -> Iterator[Found]:
             continue  # a `Cookie:` / `Set-Cookie:` header or curl's `--cookie`
         line_end = low.find("\n", h.end())
         scanned = len(text) if line_end < 0 else line_end
-        for m in _COOKIE_PAIR.finditer(text, h.end(), scanned):
-            name, value = m.group(1), m.group(2)
-            if not _SESSION_NAME.search(name.lower()) or is_placeholder(value):
-                continue
-            if len(value) >= 16 and (mixed(value) or len(value) >= 24) and entropy(value) >= 3.0:
-                yield "session_cookie", m.start(2), m.end(2), f"{name}=" + preview(value)
+        yield from _session_pairs(text, h.end(), scanned)
+
+
+def _session_pairs(text: str, start: int, end: int) -> Iterator[Found]:
+    """The session and authentication cookies among ``name=value`` pairs in a span."""
+    for m in _COOKIE_PAIR.finditer(text, start, end):
+        name, value = m.group(1), m.group(2)
+        if not _SESSION_NAME.search(name.lower()) or is_placeholder(value):
+            continue
+        if len(value) >= 16 and (mixed(value) or len(value) >= 24) and entropy(value) >= 3.0:
+            yield "session_cookie", m.start(2), m.end(2), f"{name}=" + preview(value)
 
 
 _DOCKER_AUTH = lazy(r"\"(?:auth|identitytoken|registrytoken)\"\s*:\s*\"([a-z0-9+/=_\-.]{8,})\"")
@@ -162,14 +178,44 @@ def docker_auth(text: str, low: str) -> Iterator[Found]:
 # ---------------------------------------------------------------------- command lines
 # `--password X`, `--token=X`, `--api-key X`, `-p X` for the tools where -p is a password.
 _FLAG = lazy(
-    r"(--?(?:[a-z0-9]{1,16}-){0,3}(?:password|passwd|pass|pwd|token|secret|api-?key|"
+    r"(--?(?:[a-z0-9]{1,16}-){0,3}(?:store|key|src|dest|srcstore|deststore|new|old|admin|db|"
+    r"root|user|master|bind|login)?(?:password|passwd|passin|passout|pass|pwd|token|secret|api-?key|"
     r"auth-?token|access-?key|secret-?key|client-?secret|authtoken))(?:=|[ \t]+)"
     r"(?!-)([\"'][^\"'\n]{1,200}[\"']|[^\s\"'|;&<>]{1,200})")
+# Short flags that take a password for some tools only: each letter, the tools that read it
+# so, and whether the value may follow with a space (`-P PW`) or only glued (`-pPW`, where
+# the MySQL family reads `-p db` as "ask, then use the database db").
+_SHORT_FLAG = lazy(r"-([pPawt])([ \t]*)([\"'][^\"'\n]{1,200}[\"']|[^\s\"'`|;&<>]{1,200})")
+_SHORT_TOOLS = {
+    ("p", True): lazy(r"\b(?:sshpass|docker login|podman login|helm registry login|"
+                      r"mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|"
+                      r"rabbitmqadmin|influx)\b"),
+    ("p", False): lazy(r"\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|mysqlimport|"
+                       r"7z|7za|7zz|rar|unrar)\b"),
+    ("P", True): lazy(r"\b(?:sqlcmd|bcp|osql|isql|ipmitool|zip|unzip|vncpasswd)\b"),
+    ("a", True): lazy(r"\b(?:redis-cli|keydb-cli|valkey-cli)\b"),
+    ("t", True): lazy(r"\b(?:codecov|doctl)\b"),
+    ("w", True): lazy(r"\bldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|"
+                      r"exop)\b"),
+}
 # `-p` is a password for a few tools: `-pPW` (no space) for the MySQL family, where
 # `-p db` asks for the password and names the database; `-p PW` for the others.
-_SHORT_P = lazy(r"[ \t]-p([ \t]*)([\"'][^\"'\n]{1,200}[\"']|[^\s\"'`|;&<>]{1,200})")
-_P_SPACED = lazy(r"\b(?:sshpass|docker login|podman login|helm registry login|smbclient)\b")
-_P_JOINED = lazy(r"\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|mysqlimport)\b")
+# `smbclient -U user%password`, `rpcclient -U user%password`: Samba's user and password.
+_SAMBA_USER = lazy(r"(?:-u|--user)[ \t=]*[\"']?[^\s%\"'`]{1,128}%([^\s\"'`]{1,200})")
+# Commands that take a password as a positional argument.
+_PW_ARG = r"[ \t]+([\"'][^\"'\n]{1,200}[\"']|[^\s\"'`|;&<>]{1,200})"
+_POSITIONAL = tuple(lazy(p + _PW_ARG) for p in (
+    r"rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S+",
+    r"htpasswd[ \t]+(?:-[a-z]*b[a-z]*[ \t]+)(?:-[a-z]+[ \t]+)*\S+[ \t]+\S+",
+    r"net[ \t]+user[ \t]+\S+",
+    r"sshpass[ \t]+-p"))
+_POSITIONAL_WORDS = ("rabbitmqctl", "htpasswd", "net", "sshpass")
+# `npm config set //host/:_authToken VALUE`, `yarn config set npmAuthToken VALUE`,
+# `git config --global github.token VALUE`: a setting named for a secret, then its value.
+_CONFIG_SET = lazy(r"config[ \t]+(?:set[ \t]+|(?:--[a-z]+[ \t]+)+)"
+                   r"([^\s=]{1,120})[ \t]+([\"'][^\"'\n]{1,200}[\"']|[^\s\"'`|;&<>]{1,200})")
+# `snyk auth VALUE`, `vault login VALUE`: a CLI's auth subcommand given the token itself.
+_AUTH_VALUE = lazy(r"[ \t]+([A-Za-z0-9][A-Za-z0-9_\-.]{15,200})(?![^\s|;&<>])")
 _CURL_USER = lazy(
     r"(?:-u|--user|--proxy-user|-U)[ \t=]*[\"']?([^\s:\"'`]{1,128}):([^\s\"'`]{1,200})")
 _ADD_TOKEN = lazy(r"(?:add-authtoken|login --with-token|set-token|auth init -t)"
@@ -209,21 +255,70 @@ def command_lines(text: str, low: str) -> Iterator[Found]:
         if flag.endswith(("-file", "-stdin", "-env", "-path")):
             continue
         value, s, e = _unquote(text, m.start(2), m.end(2))
+        if flag.endswith(("passin", "passout", "pass")) and value.startswith(("pass:", "env:")):
+            if value.startswith("env:"):
+                continue  # openssl `-passout env:VAR`: a reference
+            value, s = value[5:], s + 5  # openssl `-passout pass:PW`
         password = "pass" in flag or "pwd" in flag
         if _flag_value_ok(value, password, text[m.start(2)]):
             yield ("password" if password else "credential"), s, e, f"{flag} {preview(value)}"
-    if "-p" in low:
-        for m in _SHORT_P.finditer(low):
+    if " -" in text or "\t-" in text:
+        for m in _SHORT_FLAG.finditer(text):
+            if not m.start() or text[m.start() - 1] not in " \t":
+                continue
+            letter, spaced = m.group(1), bool(m.group(2))
             line = low[max(0, m.start() - 160): m.start()].rsplit("\n", 1)[-1]
-            tools = _P_SPACED if m.group(1) else _P_JOINED
-            if not tools.search(line):
+            tools = _SHORT_TOOLS.get((letter, spaced))
+            if letter == "p" and spaced and tools is not None and not tools.search(line):
+                tools = None
+            if tools is None and (letter, True) in _SHORT_TOOLS and not spaced:
+                tools = _SHORT_TOOLS[(letter, True)]  # `-Ppw`, `-awd`: glued works too
+            if tools is None or not tools.search(line):
+                continue
+            value, s, e = _unquote(text, m.start(3), m.end(3))
+            password = letter != "t"  # `-t` is a token (codecov, doctl)
+            if _flag_value_ok(value, password, text[m.start(3)]):
+                yield "password" if password else "credential", s, e, f"-{letter} " + preview(value)
+    if "%" in text:
+        for m in _SAMBA_USER.finditer(low):
+            value, s, e = text[m.start(1): m.end(1)], m.start(1), m.end(1)
+            if _flag_value_ok(value, True):
+                yield "password", s, e, "-U …%" + preview(value)
+    for word, rx in zip(_POSITIONAL_WORDS, _POSITIONAL):
+        if word not in low:
+            continue
+        for m in rx.finditer(low):
+            if not starts_word(low, m.start()):
+                continue
+            value, s, e = _unquote(text, m.start(1), m.end(1))
+            if _flag_value_ok(value, True, text[m.start(1)]):
+                yield "password", s, e, preview(value)
+    if "config set" in low or "config --" in low:
+        for m in _CONFIG_SET.finditer(low):
+            if not starts_word(low, m.start()):
+                continue
+            name = text[m.start(1): m.end(1)]
+            tail = re.split(r"[/:.]", name)[-1]
+            if not secret_key_name(tail):
                 continue
             value, s, e = _unquote(text, m.start(2), m.end(2))
-            if _flag_value_ok(value, True, text[m.start(2)]):
-                yield "password", s, e, "-p " + preview(value)
+            password = bool(re.search(r"(?i)pass|pwd", tail))
+            if _flag_value_ok(value, password, text[m.start(2)]):
+                yield "password" if password else "credential", s, e, preview(value)
+    for word in (" auth", " login"):
+        i = low.find(word)
+        while i > 0:
+            m = _AUTH_VALUE.match(text, i + len(word))
+            if m is not None and text[i - 1].isalnum():  # `snyk auth X`, `vault login X`
+                value, s, e = m.group(1), m.start(1), m.end(1)
+                if _UUID.fullmatch(value) or random_looking(value):
+                    yield "credential", s, e, preview(value)
+            i = low.find(word, i + 1)
     for m in _CURL_USER.finditer(low):
         if m.start() and low[m.start() - 1] not in _FLAG_BEFORE:
             continue
+        if "[masked" in m.group(1) or "[redacted" in m.group(1):
+            continue  # `-U user%[masked:password]`: what masking left
         value, s, e = text[m.start(2): m.end(2)], m.start(2), m.end(2)
         if (not is_placeholder(value) and not variable_reference(value)
                 and not value.startswith(("{", "<")) and len(value) >= 4):
@@ -284,4 +379,5 @@ def _netrc(text: str, low: str) -> Iterator[Found]:
 
 
 RULES = (aws_secrets, connection_strings, signed_urls, headers, cookies, docker_auth,
-         command_lines, files, assignments, xml_elements, prose, use_as, pairs, named_values)
+         command_lines, files, assignments, xml_elements, prose, use_as, pairs, named_values,
+         seed_phrases)

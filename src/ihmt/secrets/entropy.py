@@ -7,7 +7,7 @@ import math
 import re
 
 from ..lazy_re import lazy
-from .values import decodes_to_text, entropy, is_public, switch_rate
+from .values import decodes_to_text, encoded_file, entropy, is_public, switch_rate
 
 # High-entropy candidates: base64 / base64url / hex runs of at least 32 characters.
 TOKEN = lazy(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{32,}={0,2}(?![A-Za-z0-9+/_\-=])")
@@ -32,6 +32,7 @@ _PUBLIC_BEFORE = lazy(
     r"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+|"
     r"public[_ \-]?key\W{0,4}|pubkey\W{0,4}|peer\W{0,3}|recipient\W{0,3}|\bpk\.|"
     r"(?:site|publishable)[_ \-]?key\W{0,4}|"
+    r"(?:checksum|digest|hash)[\w\-]*[\"']?\s*[:=]\s*[\"']?|"
     r"\"(?:n|e|x|y|kid|x5t(?:#s256)?|x5c)\"\s*:\s*\[?\s*\")$")
 # A hash named by its algorithm, in the token itself (`sha256-...` in SRI and nix).
 _ALGORITHM = lazy(r"(?i)(?:sha(?:1|224|256|384|512)|sha3-\d+|md5|blake2[bs]?)[\-_]")
@@ -53,6 +54,38 @@ def _in_url_path(before: str) -> bool:
         _URL_START.search(word)) and word.count("/") >= 3
 
 
+# Values published on purpose in DNS: anything in a TXT record (SPF, DKIM, domain
+# verification), ACME challenges (`_acme-challenge` records, `/.well-known/acme-challenge/`
+# paths), `*-verification=` tokens and a DKIM record's public key (`p=`).
+_TXT_RECORD = lazy(r"(?i)(?:^|\s)(?:IN[ \t]+)?TXT(?:\s|$)")
+_VERIFICATION = lazy(r"(?i)[a-z0-9\-]*verification[=:][ \t]*$")
+_DKIM = lazy(r"(?i)v=dkim1|_domainkey|\bk=(?:rsa|ed25519)\b")
+# A URL query parameter or fragment whose name says it holds a secret.
+_SECRET_PARAM = lazy(r"(?i)tok|key|sig|secret|auth|pass|pw|code|session|sid|jwt|cred|otp")
+_QUERY_PARAM = lazy(r"[?&;#]([A-Za-z0-9_.\-\[\]]*)=$")
+
+
+def published_record(before: str) -> bool:
+    """True when the text before a token puts it in a DNS record or ACME challenge."""
+    line = before.rsplit("\n", 1)[-1]
+    if _TXT_RECORD.search(line) or _VERIFICATION.search(line):
+        return True
+    if line.rstrip("\" \t").endswith("p=") and _DKIM.search(line):
+        return True
+    return "acme-challenge" in before[-300:].lower()
+
+
+def id_in_url_query(before: str) -> bool:
+    """True when the token is a URL's query value (or fragment) under a name that is not a
+    secret's: ``?list=<id>``, ``?v=<id>``, ``&ref=<id>``. Tokens in the query are judged by
+    their parameter (``?sig=``, ``?access_token=`` are caught by their own rule)."""
+    word = re.split(r"[\s\"'<>()\[\]]", before)[-1]
+    if "://" not in word:
+        return False
+    param = _QUERY_PARAM.search(word)
+    return param is not None and not _SECRET_PARAM.search(param.group(1))
+
+
 def random_token(tok: str, before: str, after: str) -> bool:
     """True when ``tok`` looks like a random secret rather than a hash, id, name or path."""
     core = tok.rstrip("=")
@@ -65,7 +98,10 @@ def random_token(tok: str, before: str, after: str) -> bool:
     label = _ID_BEFORE.search(before[-40:])
     if label is not None and (label.group(1) or "").lower() not in _SECRET_IDS:
         return False  # an identifier, named so (session and secret ids are not exempt)
-    if _in_url_path(before[-200:]):
+    if _in_url_path(before[-200:]) or id_in_url_query(before[-200:]):
+        return False
+    if published_record(before[-300:]) or encoded_file(core) or (
+            before.endswith("/") and encoded_file("/" + core)):
         return False
     segments = core.split("/")
     if len(segments) >= 3 and sum(_WORD_SEGMENT.fullmatch(s) is not None for s in segments) >= 2:

@@ -110,6 +110,8 @@ KINDS: dict[str, str] = {
     "shippo_token": "Shippo token",
     "django_secret": "Django secret key",
     "crypto_private_key": "cryptocurrency private key",
+    "teams_webhook": "Microsoft Teams webhook URL",
+    "seed_phrase": "wallet recovery (seed) phrase",
     "session_cookie": "session cookie",
     "jwt": "JSON Web Token",
     "connection_string": "password in a connection string",

@@ -56,6 +56,11 @@ _PROSE_VALUE = lazy(r"([\"'`“‘])([^\"'`”’\n]{4,128})[\"'`”’]|(\S{4,1
 # Google's app passwords: four groups of four letters.
 _GROUPED = lazy(r"[a-z]{4}(?: [a-z]{4}){3}(?![A-Za-z0-9])")
 _BASE32 = lazy(r"[A-Z2-7]{16,}=*")
+# A TOTP seed as authenticator apps show it: groups of four base32 characters.
+_BASE32_GROUPS = lazy(r"[A-Z2-7]{4}(?: [A-Z2-7]{4}){3,15}(?![A-Za-z0-9])")
+_OPEN_PAREN = lazy(r" \((?=[^\s)]{4,128}\))")
+# Words joined into a passphrase and ended by digits: `maple_lemon_copper_1`.
+_WORD_PASSPHRASE = lazy(r"[a-z]{3,}(?:[._\-][a-z]{3,}){2,}[._\-]?\d{1,4}", re.IGNORECASE)
 
 
 def prose(text: str, low: str) -> Iterator[Found]:
@@ -69,6 +74,8 @@ def prose(text: str, low: str) -> Iterator[Found]:
         c = _CONNECT.match(low, pos)
         if c is None and _changed_before(low, m.start()):
             c = _TO.match(low, pos)
+        if c is None and low.startswith(" (", pos):
+            c = _OPEN_PAREN.match(low, pos)  # "the router password (X) over the phone"
         if c is not None:
             pos = c.end()
         else:
@@ -92,6 +99,10 @@ def prose(text: str, low: str) -> Iterator[Found]:
         if key.startswith("pin"):
             if c is not None and re.fullmatch(r"\d{4,12}\.?", value):
                 yield "password", s, s + len(value), key + " " + preview(value)
+            continue
+        groups = _BASE32_GROUPS.match(text, pos) if key.endswith(("seed", "key")) else None
+        if groups is not None and c is not None:
+            yield "password", pos, groups.end(), key + " " + preview(groups.group(0))
             continue
         if key.endswith(("seed", "seeds", "key", "keys")) and c is not None and (
                 _BASE32.fullmatch(value) or random_looking(value)):
@@ -120,6 +131,12 @@ def _password_value(value: str, joined: bool) -> bool:
         return False
     if re.search(r"[(\[{}\]]", core):
         return False  # code: `password = getpass.getpass(...)`
+    if re.fullmatch(r"!{1,2}[A-Za-z_][\w.\-/:]*", core):
+        return False  # `password: !vault |`: a YAML tag
+    if re.match(r"[A-Za-z_][\w.\-]*=", core):
+        return False  # `password_file=/etc/db.pass`: the next setting, not a value
+    if joined and _WORD_PASSPHRASE.fullmatch(core):
+        return True  # words and a number: a passphrase, not `user_password`
     if IDENT_CHAIN.fullmatch(core) and not random_looking(core) and (
             "_" in core and sum(ch.isdigit() for ch in core) < 2
             or "." in core and reference(core)):
@@ -155,6 +172,8 @@ _PAIR = lazy(
     r"\s*(?::|->|→|=|\sis\s|\ses\s)\s*"
     r"([a-z0-9._%+\-@]{1,64})(\s+/\s+|/|:)(\S{4,128})")
 _SLUG = lazy(r"[a-z0-9]+(?:[-_.][a-z0-9]+)+")
+# "laptop login jmartin / X": no colon, but a user and a value either side of a spaced slash.
+_PAIR_SPACED = lazy(r"[ \t]+([a-z0-9._%+\-@]{1,64})([ \t]+/[ \t]+)(\S{4,128})")
 
 
 def pairs(text: str, low: str) -> Iterator[Found]:
@@ -162,7 +181,7 @@ def pairs(text: str, low: str) -> Iterator[Found]:
     for k in _PAIR_KEY.finditer(low):
         if not starts_word(low, k.start()):
             continue
-        m = _PAIR.match(low, k.end())
+        m = _PAIR.match(low, k.end()) or _PAIR_SPACED.match(low, k.end())
         if m is None:
             continue
         user, sep = m.group(1), m.group(2)
@@ -231,3 +250,46 @@ def named_values(text: str, low: str) -> Iterator[Found]:
         if ok:
             s = v.start()
             yield "credential", s, s + len(value), low[start:end] + " " + preview(value)
+
+
+# ---------------------------------------------------------------------- seed phrases
+# "recovery phrase: w1 w2 ... w12", "MNEMONIC=\"...\"", "frase semilla: ...": a wallet's
+# words, 12 to 24 of them (BIP-39 uses multiples of three), lower case, no small words of
+# a sentence between them.
+_SEED_NOUNS = ("phrase", "words", "mnemonic", "semilla", "recuperación", "recuperacion")
+# What must come before "phrase" or "words" for them to name a wallet's words.
+_SEED_BEFORE = lazy(r"(?:seed|recovery|backup|wallet|secret)[ _\-]?$")
+_SEED_JOIN = lazy(r"[^\n:=]{0,60}?(?:[ \t]*[:=]|[ \t]+(?:is|es|era|was))[ \t]*[\"'`]?[ \t]*")
+_SEED_WORDS = lazy(r"[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,23}(?![a-z])")
+_SENTENCE_WORDS = frozenset(
+    "the and for with that this you your are not was were our have has its from into then "
+    "them they what when where will would should never always just only also but los las "
+    "una uno con por para que del the una sin muy".split())
+
+
+def seed_phrases(text: str, low: str) -> Iterator[Found]:
+    """A recovery (seed) phrase after a word that names one."""
+    for noun in _SEED_NOUNS:
+        i = low.find(noun)
+        while i >= 0:
+            end = i + len(noun)
+            if noun in ("phrase", "words") and not _SEED_BEFORE.search(low, max(0, i - 10), i):
+                i = low.find(noun, end)
+                continue
+            yield from _seed_after(text, low, noun, end)
+            i = low.find(noun, end)
+
+
+def _seed_after(text: str, low: str, noun: str, pos: int) -> Iterator[Found]:
+    if pos < len(low) and low[pos].isalnum():
+        return  # "phrases", "wordsmith"
+    j = _SEED_JOIN.match(low, pos)
+    w = _SEED_WORDS.match(text, j.end()) if j is not None else None
+    if w is None:
+        return
+    words = list(re.finditer(r"[a-z]+", w.group(0)))
+    n = len(words) - len(words) % 3
+    if any(x.group(0) in _SENTENCE_WORDS for x in words[:n]):
+        return
+    end = w.start() + words[n - 1].end()
+    yield "seed_phrase", w.start(), end, noun + " " + preview(words[0].group(0))

@@ -198,6 +198,12 @@ SHAPES: tuple[Shape, ...] = (
     Shape("slack_webhook", _c(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/"
                               r"[A-Za-z0-9]{6,}/[A-Za-z0-9]{6,}/[A-Za-z0-9]{16,}"),
           lambda v: v[: v.rfind("/") + 1], scan=True),
+    # Microsoft Teams incoming webhooks (Office 365 connectors): the path is the credential.
+    Shape("teams_webhook", _c(r"https://(?:[A-Za-z0-9\-]+\.webhook\.office\.com/webhookb2|"
+                              r"outlook\.office(?:365)?\.com/webhook)/[A-Za-z0-9@\-]{20,}"
+                              r"/IncomingWebhook/[A-Za-z0-9\-]{16,}(?:/[A-Za-z0-9\-]{16,})*"),
+          lambda v: v[: v.find("/", 8) + 1], needles=(".webhook.office.com/", "outlook.office"),
+          scan=True),
     Shape("slack_token", _c(r"xox[abposre]-[0-9]{6,}-[A-Za-z0-9\-]{8,}" + _END), _lit(5)),
     Shape("slack_token", _c(r"xapp-\d-[A-Z0-9]{9,}-\d+-[a-z0-9]{32,}" + _END), _lit(5)),
     Shape("slack_token", _c(r"xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{60,}" + _END), _upto("-"),

@@ -20,6 +20,10 @@ _PLACEHOLDER_WORDS = {
     "int", "bool", "optional", "any", "required", "empty", "unset", "omitted", "removed",
     "todo", "tbd", "n/a", "na", "secretstr", "object", "text", "varchar", "char",
 }
+# Words that say a value is a stand-in: `fake-key-0000`, `dummy_token`, `...EXAMPLE`.
+_STAND_IN_WORDS = frozenset("fake dummy example sample placeholder notreal".split())
+_STAND_IN_SPLIT = lazy(r"[-_.:/ ]+")
+_FILLER = frozenset("xX0*#.")
 _PLACEHOLDER_RE = lazy(
     r"""^(?:
         <[^>]*>?                                 # <password>
@@ -43,8 +47,19 @@ def is_placeholder(value: str) -> bool:
         return True
     # One character repeated (xxxxxxxx, ********), an ellipsis inside (sk-...abcd), or no
     # letter or digit at all (":****").
-    return (len(set(v.lower())) == 1 or "..." in v or "…" in v
-            or not any(c.isalnum() for c in v))
+    if (len(set(v.lower())) == 1 or "..." in v or "…" in v
+            or not any(c.isalnum() for c in v)):
+        return True
+    # A stand-in word in the value, or a real prefix with a filler body (`sk_test_xxxx...`,
+    # `AKIAXXXXXXXXXXXXXXXX`, a zero UUID): half the value one filler character.
+    low = v.lower()
+    if low.endswith("example") or _STAND_IN_WORDS.intersection(_STAND_IN_SPLIT.split(low)):
+        return True
+    if len(v) >= 12:
+        top, n = Counter(v).most_common(1)[0]
+        if top in _FILLER and n * 2 >= len(v):
+            return True
+    return False
 
 
 # Values that are public by design although they look like keys: Stripe publishable keys,
@@ -160,6 +175,23 @@ def decodes_to_text(value: str) -> bool:
         return False
     printable = sum(32 <= b < 127 or b in (9, 10, 13) for b in raw)
     return printable / len(raw) > 0.9
+
+
+# The first bytes of file formats that travel as base64 (images, documents, archives,
+# fonts, media, markup): such a run is an encoded file, not a key.
+_FILE_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"%PDF", b"PK\x03\x04", b"\x1f\x8b",
+               b"wOF2", b"wOFF", b"RIFF", b"OggS", b"ID3", b"BM6", b"II*\x00", b"MM\x00*",
+               b"\x00\x00\x00\x18ftyp", b"\x00\x00\x00\x20ftyp", b"\x00\x00\x01\x00",
+               b"SQLite format", b"<?xml", b"<svg", b"<html", b"<!DOCTYPE", b"<samlp:", b"<saml:",
+               b"MSCF", b"7z\xbc\xaf", b"\xd0\xcf\x11\xe0", b"fLaC", b"\x1aE\xdf\xa3")
+
+
+def encoded_file(value: str) -> bool:
+    """True when ``value``'s first characters decode (as base64) to a file's signature."""
+    head = value[:32]
+    head = head[: len(head) - len(head) % 4]
+    raw = b64_decoded(head)
+    return raw is not None and raw.startswith(_FILE_MAGIC)
 
 
 def decodes_to_user_password(value: str) -> bool:

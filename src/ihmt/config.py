@@ -37,6 +37,7 @@ class Config:
     sync_commit: str = "save"  # save | window | off: git commits of a folder under 'ihmt sync'
     sync_window_s: int = 60  # with "window": at most one commit per this many seconds
     semantic: str = "auto"  # auto (on when the ihmt[semantic] extra is installed) | off
+    semantic_model: str = "default"  # the packaged model, or a model folder (ihmt semantic model)
 
     @classmethod
     def load(cls, store: Path) -> Config:
@@ -80,3 +81,34 @@ class Config:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def set_value(store: Path, key: str, value: Any) -> None:
+    """Write one setting into ``<store>/ihmt.config.json``, keeping the others as they are
+    (atomically: a crash leaves the old file or the new one). A damaged file is replaced
+    by the defaults plus this setting."""
+    import os
+    import tempfile
+
+    path = Path(store) / CONFIG_NAME
+    raw: dict[str, Any] = {}
+    if path.exists():
+        try:
+            got = json.loads(path.read_text(encoding="utf-8"))
+            raw = got if isinstance(got, dict) else {}
+        except (OSError, ValueError) as exc:
+            log.warning("config %s is damaged (%s); rewriting it with defaults", path, exc)
+    if not raw:
+        raw = Config().to_dict()
+    raw[key] = value
+    fd, tmp = tempfile.mkstemp(prefix=".config-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(raw, indent=2, ensure_ascii=False) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

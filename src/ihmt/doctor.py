@@ -166,7 +166,8 @@ def repair_store(path: str | os.PathLike[str]) -> dict[str, Any]:
     embeddings = None
     if mem.semantic.active:
         health = mem.semantic.health({p.stem: "" for p in mem.store.iter_leaf_paths()})
-        if health["damaged"] or health.get("missing") or health.get("old_layout"):
+        if (health["damaged"] or health.get("missing") or health.get("old_layout")
+                or health.get("mismatch")):
             embeddings = mem.rebuild_embeddings(everything=False)
         elif health.get("unrouted"):
             embeddings = {"computed": 0, "routed": mem.rebuild_routing()}
@@ -254,7 +255,11 @@ def _semantic_report(store: Store, on_disk: dict[str, Path]) -> dict[str, Any]:
     if not index.active:
         return out
     health = index.health(dict.fromkeys(on_disk, ""))
-    out.update(vectors=health["vectors"], missing=health["missing"], damaged=health["damaged"])
+    out.update(vectors=health["vectors"], missing=health["missing"], damaged=health["damaged"],
+               model=health.get("model"), model_mismatch=health.get("mismatch"))
+    if health.get("mismatch"):
+        out["problems"].append(f"semantic vectors: {health['mismatch']}; search ranks "
+                               "lexically until 'ihmt rebuild --embeddings' recomputes them")
     for dom, n in sorted(health["damaged"].items()):
         what = "its header is damaged" if n < 0 else f"{count(n, 'record is', 'records are')} damaged"
         out["problems"].append(f"vector file state/vectors/{dom}.vec: {what}; search uses the "

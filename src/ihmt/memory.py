@@ -420,6 +420,16 @@ class Memory:
         """
         return self.upkeep.rebuild_embeddings(everything, progress)
 
+    def semantic_model(self, target: str | None = None, *, download: bool = False,
+                       progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+        """The sentence model in use and the one the vectors were made with; given
+        ``target`` (a model folder, ``"default"``, or with ``download`` a name to fetch
+        once), switch the store to it and recompute every vector (InputError naming the
+        fix when it cannot be used)."""
+        if target is None:
+            return self.semantic.model_info()
+        return self.upkeep.switch_model(target, download, progress)
+
     def queue_missing_vectors(self) -> int:
         """Queue every memory without a semantic vector for the worker thread (after a sync
         brought memories saved on another machine: vector files are not synced). Returns

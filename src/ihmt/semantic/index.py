@@ -4,15 +4,24 @@ rebuild.
 
 Every method is safe to call with the extra absent or switched off (it does nothing), and
 no failure here stops a save or a search: it is logged and reported as a notice.
+
+The vectors record the model that made them (``state/vectors/model.json``: its name, the
+digest of its files, the dimension, and whether a rebuild finished). Vectors of two models
+are never mixed: when the store's model is not the one its vectors were made with, a search
+ranks lexically, a save appends no vector, ``ihmt doctor`` names both models, and ``ihmt
+rebuild --embeddings`` (or ``ihmt semantic model``) recomputes them. Vector files from
+before this record are taken as the packaged default's, which made them.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from . import status
+from ..store import files
+from . import resolve
 from . import vectors as _vectors
 from .deferred import WAIT_S, Deferred
 from .tree import CATCH_UP, Tree, remove_tree
@@ -21,12 +30,15 @@ from .vectors import REC, VectorStore
 log = logging.getLogger(__name__)
 
 FLOOR = 0.2  # below this similarity a memory is not a semantic candidate at all
+MODEL_MARK = "model.json"  # in state/vectors/: the model the vectors were made with
 
 
 class SemanticIndex:
     def __init__(self, store: Any) -> None:
         self.store = store
-        self.active, self.reason = status(getattr(store.config, "semantic", "auto"))
+        self.active, self.reason, self.spec = resolve(
+            getattr(store.config, "semantic", "auto"),
+            getattr(store.config, "semantic_model", None))
         self.vectors = VectorStore(store.state_dir)
         self._warned: set[str] = set()
         self._trees: dict[str, Any] = {}  # domain -> Tree, kept for its cache
@@ -39,6 +51,85 @@ class SemanticIndex:
         if what not in self._warned:
             self._warned.add(what)
             self.store.problems.append(msg)
+
+    def _stale(self, why: str) -> None:
+        """Vectors of another model: said once per process (a notice, a log line)."""
+        if "model" not in self._warned:
+            self._warned.add("model")
+            msg = (f"semantic search unavailable ({why}); using the lexical ranking: run "
+                   "'ihmt rebuild --embeddings'")
+            log.warning(msg)
+            self.store.problems.append(msg)
+
+    def use(self, spec: Any) -> None:
+        """Encode with ``spec`` from now on (``ihmt semantic model``; the caller checked
+        that semantic search is wanted and the model loads)."""
+        self.spec, self.active = spec, True
+        where = "packaged" if spec.packaged else f"folder {spec.folder}"
+        self.reason = f"semantic search is on ({spec.name}, {where}, local, offline)"
+        self._trees.clear()
+
+    def _encoder(self, bulk: bool = False) -> Any:
+        from .encoder import get_encoder
+
+        return get_encoder(bulk=bulk, spec=self.spec)
+
+    # ------------------------------------------------------------------ model record
+    def vectors_model(self) -> dict[str, Any] | None:
+        """What ``model.json`` says (``{"damaged": True}`` when unreadable), None when
+        there is none."""
+        path = self.vectors.dir / MODEL_MARK
+        try:
+            raw = json.loads(path.read_bytes())
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            return {"damaged": True}
+        return raw if isinstance(raw, dict) and isinstance(raw.get("id"), str) \
+            else {"damaged": True}
+
+    def mismatch(self) -> str | None:
+        """Why the vectors on disk must not be used with this store's model (None: they
+        may): made by another model, an unfinished rebuild, or an unreadable record."""
+        mark = self.vectors_model()
+        if mark is None:
+            has_files = self.vectors.dir.is_dir() and any(
+                self.vectors.dir.glob(f"*{_vectors.SUFFIX}"))
+            if not has_files or self.spec.packaged:
+                return None  # nothing yet, or made by the default before models were recorded
+            return (f"the vectors were made with the packaged default model, not with "
+                    f"{self.spec.name}")
+        if mark.get("damaged"):
+            return f"state/vectors/{MODEL_MARK} is damaged: which model made the vectors is unknown"
+        if mark["id"] != self.spec.identity():
+            return f"the vectors were made with {mark.get('name', '?')}, not with {self.spec.name}"
+        if not mark.get("complete", True):
+            return f"rebuilding the vectors with {self.spec.name} did not finish"
+        return None
+
+    def _mark(self, complete: bool = True) -> None:
+        files.ensure_dir(self.vectors.dir)
+        files.write_json(self.vectors.dir / MODEL_MARK,
+                         {"name": self.spec.name, "id": self.spec.identity(),
+                          "dim": _vectors.DIM, "complete": complete,
+                          "folder": None if self.spec.packaged else str(self.spec.folder)})
+
+    def model_info(self) -> dict[str, Any]:
+        """The model in use and the one the vectors on disk were made with."""
+        out: dict[str, Any] = {"on": self.active, "message": self.reason}
+        if self.spec is not None:
+            out.update(name=self.spec.name, folder=None if self.spec.packaged
+                       else str(self.spec.folder), packaged=self.spec.packaged,
+                       dim=_vectors.DIM, model_file=str(self.spec.model),
+                       tokenizer_file=str(self.spec.tokenizer))
+        mark = self.vectors_model()
+        out["vectors_model"] = (None if mark is None else
+                                "unknown (model.json damaged)" if mark.get("damaged")
+                                else mark.get("name"))
+        self.vectors.refresh()
+        out["vectors"] = self.vectors.count()
+        out["mismatch"] = self.mismatch() if self.spec is not None else None
+        return out
 
     # ------------------------------------------------------------------ saving
     def encode(self, leaves: Iterable[Any], *, bulk: bool = False
@@ -88,7 +179,6 @@ class SemanticIndex:
     def _blocks(self, texts: list[str], *, bulk: bool = False) -> list[Any]:
         """One array per text: its whole vector, then one per unit; every piece of every
         text goes through the encoder in one call (sorted by length, so little padding)."""
-        from .encoder import get_encoder
         from .units import units
 
         pieces: list[str] = []
@@ -98,7 +188,7 @@ class SemanticIndex:
             spans.append((len(pieces), 1 + len(u)))
             pieces.append(t)
             pieces.extend(u)
-        vecs = get_encoder(bulk=bulk).encode(pieces)
+        vecs = self._encoder(bulk=bulk).encode(pieces)
         return [vecs[a:a + k] for a, k in spans]
 
     def append(self, encoded: dict[str, tuple[list[str], list[Any]]] | None) -> None:
@@ -108,6 +198,12 @@ class SemanticIndex:
         if not encoded:
             return
         try:
+            why = self.mismatch()
+            if why:
+                self._stale(why)
+                return
+            if self.vectors_model() is None:
+                self._mark()
             placed = self.vectors.append(encoded)
         except Exception as exc:  # noqa: BLE001
             self._fail("writing vectors", exc)
@@ -150,10 +246,9 @@ class SemanticIndex:
     # ------------------------------------------------------------------ searching
     def query_matrix(self, text: str) -> Any:
         """The query's whole vector, then one per clause (:mod:`ihmt.semantic.units`)."""
-        from .encoder import get_encoder
         from .units import query_clauses
 
-        return get_encoder().encode([text] + query_clauses(text))
+        return self._encoder().encode([text] + query_clauses(text))
 
     def query(self, text: str, n: int, also: list[str] = ()
               ) -> tuple[list[tuple[str, float]], dict[str, float]] | None:
@@ -169,6 +264,10 @@ class SemanticIndex:
                             "searching without them", WAIT_S)
             self.vectors.refresh()
             if not self.vectors.count():
+                return None
+            why = self.mismatch()
+            if why:
+                self._stale(why)
                 return None
             q = self.query_matrix(text)
             top = self.vectors.top(q, n, FLOOR)
@@ -211,6 +310,8 @@ class SemanticIndex:
         out["rows"] = self.vectors.rows()
         out["damaged"] = self.vectors.damaged()
         out["old_layout"] = self.vectors.outdated_layout()
+        out["model"] = self.spec.name if self.spec is not None else None
+        out["mismatch"] = self.mismatch() if self.spec is not None else None
         unrouted: dict[str, int] = {}
         for dom, d in self.vectors.domains.items():
             if d.bad_header or d.n < _vectors.ROUTE_MIN:
@@ -249,6 +350,9 @@ class SemanticIndex:
         import numpy as np
 
         self.vectors.refresh()
+        if self.mismatch():
+            everything = True  # vectors of another model are never kept
+        self._mark(complete=False)  # until the files are rewritten, nobody uses them
         old: dict[str, Any] = {}
         if not everything:
             for dom, d in self.vectors.domains.items():
@@ -287,6 +391,7 @@ class SemanticIndex:
             self._trees.pop(name, None)
             self._route(name, gen, len(known), known, limit=None)
         self.vectors.remove_stale({files_name(d) for d in by_dom})
+        self._mark(complete=True)
         self.vectors.refresh()
         return {"vectors": len(leaves), "computed": len(todo), "kept": len(leaves) - len(todo)}
 

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from ..store import files
-from .encoder import DIM
+from .loader import DIM
 
 log = logging.getLogger(__name__)
 

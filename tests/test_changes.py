@@ -147,6 +147,13 @@ TRAPS = [
     ("Our status page runs on Statuspage.",
      "We moved the status page to Instatus for a trial week, then reverted.",
      "what does the status page run on?", "Our status page"),
+    # a proposal still waiting for a decision, in Spanish and in English
+    ("Cambiamos el linter del backend de Flake8 a Ruff.",
+     "Propuesta: reemplazar Ruff por Pylint en el backend; pendiente de votación.",
+     "¿qué linter usa el backend?", "Cambiamos el linter"),
+    ("We moved the docs from Vercel to Netlify.",
+     "Pending sign-off: the docs move over to Cloudflare Pages.",
+     "where are the docs hosted?", "We moved the docs"),
 ]
 
 
@@ -345,3 +352,37 @@ def test_versions_in_order_puts_a_later_version_first() -> None:
     old.superseded_by = "b"
     assert [h.id for h in versions_in_order([old, other, new])] == ["b", "a", "c"]
     assert [h.id for h in versions_in_order([new, other, old])] == ["b", "c", "a"]
+
+
+def test_an_unnamed_change_after_a_named_one_leads_the_chain(tmp_path: Path) -> None:
+    # The middle version, which named the first, carries the first's matched words
+    # ("product", "power"); the last, which names neither, is judged on the middle's own.
+    with Memory.open(tmp_path / "s", create=True) as m:
+        for note in NOTES:
+            m.save(note, date="2026-01-01")
+        m.save("Product search is powered by Solr.", date="2026-02-01")
+        m.save("Search went from Solr to Elasticsearch last month.", date="2026-05-01")
+        m.save("Search migrated to Typesense this quarter.", date="2026-09-01")
+        res = m.search("which engine powers product search?")
+    texts = [h.text for h in res.hits]
+    assert texts[0].startswith("Search migrated to Typesense"), texts[:3]
+    assert texts.index("Search went from Solr to Elasticsearch last month.") < \
+        texts.index("Product search is powered by Solr.")
+
+
+def test_a_change_outside_a_version_groups_words_takes_the_lead_and_its_flags(
+        tmp_path: Path) -> None:
+    # "which CI" is answered from a version group found by CI words ("ci" inside
+    # "CircleCI", "pipeline"); the later change names no such word. It leads, and the
+    # group's "possibly outdated" flags on unrelated notes are taken back.
+    with Memory.open(tmp_path / "s", create=True) as m:
+        for note in NOTES:
+            m.save(note, date="2026-01-01")
+        m.save("The analytics pipeline runs every hour.", date="2026-01-02")
+        m.save("Releases were moved to CircleCI.", date="2026-03-01")
+        m.save("Releases were switched to Spinnaker after the outage.", date="2026-06-01")
+        res = m.search("which CI do we release with?")
+    assert res.hits[0].text.startswith("Releases were switched to Spinnaker")
+    assert "memories about your ci" not in res.message
+    pipeline = next(h for h in res.hits if "analytics pipeline" in h.text)
+    assert not pipeline.outdated and not pipeline.notices

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 from .config import Config
 from .errors import DamagedFileError, InputError, StoreError, UnusableFileError, from_os_error
 from .ingest.clean import clean_query, clean_text
-from .model import Fact, ForgetReport, IngestItem, Leaf, SaveReport, SearchResult
+from .memory_facts import FactMethods
+from .model import ForgetReport, IngestItem, Leaf, SaveReport, SearchResult
 from .recall import GATE as RECALL_GATE
 from .recall import Injection
 from .recall import prompt_recall as _prompt_recall
@@ -55,7 +56,7 @@ CLOSE_WAIT_S = 120.0  # longest close() waits for vectors still being computed
 __all__ = ["IngestItem", "Memory", "SaveReport", "clean_text", "default_home"]
 
 
-class Memory:
+class Memory(FactMethods):
     """A memory folder opened for reading and writing (safe across threads and processes)."""
 
     def __init__(self, store: Store, project: str | None = None) -> None:
@@ -558,42 +559,6 @@ class Memory:
     def scopes(self) -> dict[str, int]:
         """Memories per scope: ``global`` first, then each project, largest first."""
         return refile.counts(self._ensure_root())
-
-    def record_fact(self, subject: str, attribute: str, value: str, date: str,
-                    source: str | None = None) -> str | None:
-        """Record a fact directly (the reliable path); returns a contradiction notice."""
-        from .ingest.prepare import parse_date, screen_fact
-        from .sync.gitsync import after_write
-        from .text import shown
-
-        value = screen_fact(self.config.secrets, subject, attribute, value)
-        fact = Fact(subject=subject, attribute=attribute, value=value,
-                    date=parse_date(date), source=source)
-        with self._writing("record_fact"):
-            notice = self.timeline.record_primary(fact)
-            after_write(self.store, shown(f"fact {subject} {attribute} = {value} ({fact.date})"))
-        return str(notice) if notice else None
-
-    def facts(self, subject: str | None = None) -> list[Fact]:
-        self._check_timeline()
-        return self.timeline.facts(subject)
-
-    def conflicts(self, subject: str | None = None) -> list[Any]:
-        self._check_timeline()
-        return self.timeline.conflicts(subject)
-
-    def notices(self) -> list[str]:
-        return [str(c) for c in self.conflicts()]
-
-    def active_state(self) -> dict[str, Fact]:
-        self._check_timeline()
-        return self.timeline.active_state()
-
-    def state_at(self, date: str) -> dict[str, Fact]:
-        from .ingest.prepare import parse_date
-
-        self._check_timeline()
-        return self.timeline.state_at(parse_date(date))
 
 
 # ---------------------------------------------------------------------- helpers

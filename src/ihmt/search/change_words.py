@@ -69,12 +69,13 @@ GONE_WORDS = lazy(
 NOT_DONE = lazy(
     r"\b(?:might|may|maybe|could|would|should|shall|will|won'?t|going\s+to|gonna|plan|plans"
     r"|planning|planned|want(?:s|ed)?\s+to|thinking\s+(?:of|about)|consider(?:ing|ed)?"
-    r"|propos(?:e|ed|al)|suggest(?:ed|s)?|if|unless|whether|tried|trying|attempted|reverted"
+    r"|propos(?:e|ed|al)|suggest(?:ed|s)?|pending|if|unless|whether|tried|trying|attempted"
+    r"|reverted"
     r"|rolled\s+back|gave\s+up|did\s*n'?t|did\s+not"
     r"|(?:not|(?:is|are|was|were|do|does)n'?t)\s+"  # "we are not moving billing"
     r"(?:yet|switch\w*|mov(?:e|es|ing)|migrat\w*|replac\w*|chang(?:e|es|ing))"
     r"|never|podr\w+|quiz\w*|vamos\s+a|queremos|planeamos|pensamos|intentamos|revertimos"
-    r"|probamos|probe|probaron"
+    r"|probamos|probe|probaron|propuesta|propon\w*|propus\w*|suger\w*|sugier\w*|pendiente"
     r"|si|el\s+proximo|la\s+proxima|no\s+(?:cambiamos|migramos|movimos|movemos|pasamos))\b")
 
 # A time still to come anywhere in the clause: "switching to pnpm next sprint".

@@ -86,6 +86,8 @@ class _Note:
     #   "CloudFormation")
     moved_to: set[str] = field(default_factory=set)  # names where a change puts its value
     hedged: bool = False  # a plan, a wish, an attempt or a time to come anywhere in it
+    parts: set[str] = field(default_factory=set)  # terms found only inside a longer name
+    #   ("ci" of "CircleCI")
     ways: set[str] = field(default_factory=set)  # terms of the words that say how a name
     #   serves ("generated" of "generated with JasperReports")
 
@@ -102,6 +104,7 @@ def _read(text: str, stemmer: str) -> _Note:
         if any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:]) or \
                 (w[0].isupper() and not start):
             note.names.update(whole)
+            note.parts.update(tokenize(w, stemmer)[1:])
             if not (w.isupper() and len(w) <= 4):  # "CI", "API", "DB" may be a subject
                 note.values.update(whole)
     folded = fold(text)
@@ -134,6 +137,7 @@ def _read(text: str, stemmer: str) -> _Note:
                 value = " ".join(clause[slot.start(1):slot.start(1) + 60].split()[:3])
                 note.moved_to.update(tokenize(value, stemmer))
     note.moved_to &= note.names
+    note.parts -= note.whole
     for m in WAY.finditer(text):
         if set(tokenize(m.group(2), stemmer)[:1]) & note.names:
             note.ways.update(tokenize(m.group(1), stemmer))
@@ -210,10 +214,14 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                 # verbs of use and the word that says how the earlier's value serves ("se
                 # generan con X"): "the Harbor search service was migrated to X" is no
                 # news of the Harbor *billing* service's port.
+                # (The earlier's own words: a version that changed one before it carries
+                # that one's matched words too; and not a word found only inside one of its
+                # names, "ci" of "CircleCI", which is its value matching, not its subject.)
                 uses = _use_verbs(stemmer)
                 subject = set(old.matched) & set(new.matched) & n.changed
                 if (not n.hedged and subject - uses
-                        and not set(old.matched) - set(new.matched) - uses - o.ways
+                        and not (set(old.matched) & o.words) - set(new.matched) - uses - o.ways
+                        - o.parts
                         and (n.moved_to & fresh) - n.kept and o.names - n.words - terms):
                     old.superseded_by = new.id
                     if out.index(new) > out.index(old):

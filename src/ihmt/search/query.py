@@ -24,6 +24,7 @@ from ..timeline.facts import FactTimeline
 from ..timeline.supersede import versions_together
 from . import scoped
 from .answer import annotate, corrections_first, finish, rerank
+from .asked import answer_type_terms
 from .changes import changes_first, quote
 from .descent import Descent, ScopeFilter, descend
 from .hybrid import blend, keep_semantic_first, lexical_coverage
@@ -79,7 +80,7 @@ class Searcher:
         grouped = self._topic(intent, hits, period, loader, hit_for, flt, view, root) \
             if intent else None
         if grouped is not None:
-            hits, conf, note = grouped
+            hits, conf, note, before = grouped
             value = note
         else:
             rerank(hits, query=base, clue=clue, period=period, stemmer=stem, current=current,
@@ -89,12 +90,19 @@ class Searcher:
             hits = versions_together(hits, self.timeline, hit_for, query=base, period=period,
                                      stemmer=stem, current=current)
         if not period:  # a change said in words leads what it changed (and is flagged)
+            lead_id = hits[0].id if grouped is not None and hits else None
             hits = changes_first(hits, terms=set(words), stemmer=stem,
                                  saved_at=self._saved_at, excerpt=quote,
                                  facts_of=self.timeline.keys_of)
+            if lead_id is not None and hits and hits[0].id != lead_id:
+                # a later change moved above the version group's newest: the group does not
+                # decide this answer, the ordinary confidence does, and its flags go
+                grouped = value = None
+                _unflag(hits, before)
         result.hits = scoped.in_scope_first(hits)
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
-               top_k=top_k, answer_value=value)
+               top_k=top_k, answer_value=value, types=answer_type_terms(base, stem),
+               stemmer=stem)
         if grouped is not None:
             from . import topic  # already loaded by self._topic
 
@@ -125,7 +133,7 @@ class Searcher:
     def _topic(self, attribute: str, hits: list[Hit], period: tuple[str, str] | None,
                loader: Callable[[Hit], str], hit_for: Callable[[str], Hit | None],
                flt: ScopeFilter | None, view: ScopeView | None, root: dict
-               ) -> tuple[list[Hit], float, str] | None:
+               ) -> tuple[list[Hit], float, str, dict[str, tuple[bool, list[str]]]] | None:
         """A question about the user's own state, answered from its version group
         (:mod:`ihmt.search.topic`): the timeline's sources and the memories holding the
         attribute's vocabulary. None when no dated memory speaks about it."""
@@ -185,6 +193,7 @@ class Searcher:
                 lead = topic.lead_of(group, period, can=can)
         if lead is None:
             return None
+        before = {h.id: (h.outdated, list(h.notices)) for h in group}
         ordered = topic.order_group(group, lead, period, attribute, can)
         now_value = fold(stmts[-1].value) if stmts else None
         current = {f.source for f in stmts if f.source and fold(f.value) == now_value}
@@ -207,7 +216,7 @@ class Searcher:
                 note += (f"; the fact timeline still holds '{stmts[-1].value}' "
                          f"({stmts[-1].date[:10]}): check with the user")
         ids = {h.id for h in ordered}
-        return ordered + [h for h in hits if h.id not in ids], conf, note
+        return ordered + [h for h in hits if h.id not in ids], conf, note, before
 
     def _saved_at(self, leaf_id: str) -> str:
         try:
@@ -281,6 +290,17 @@ class Searcher:
             except NotFoundError as exc:
                 return f"[unavailable: {exc}]"
         return load
+
+
+def _unflag(hits: list[Hit], before: dict[str, tuple[bool, list[str]]]) -> None:
+    """Take back what a version group's ordering flagged (``before``: each member's flag
+    and notices until then); what the changes rule flagged since stays."""
+    for h in hits:
+        if h.id not in before:
+            continue
+        was, notes = before[h.id]
+        h.notices = [n for n in h.notices if n in notes or not n.startswith("possibly ")]
+        h.outdated = was or any(n.startswith("changed by a later memory") for n in h.notices)
 
 
 def _hits(d: Descent, loader: Callable[[Hit], str], cands: list | None = None) -> list[Hit]:

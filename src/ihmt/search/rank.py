@@ -12,6 +12,7 @@ import math
 
 from ..config import Config
 from ..model import SearchResult
+from .asked import TYPE_WEIGHT, names_beyond
 
 # Below this many memories idf tells nothing: a word in the only memory there is would weigh
 # almost nothing next to a word in none, and the first round trip would answer NOT FOUND.
@@ -37,8 +38,12 @@ def _weights(q: list[str], idf: dict[str, float], n_leaves: int) -> dict[str, fl
 
 
 def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leaves: int,
-           cfg: Config) -> None:
-    """Set ``status``, ``confidence`` and ``message`` of ``result`` in place."""
+           cfg: Config, types: frozenset[str] = frozenset(), stemmer: str = "english"
+           ) -> None:
+    """Set ``status``, ``confidence`` and ``message`` of ``result`` in place. ``types``: the
+    query's words for the kind of its answer (:mod:`ihmt.search.asked`): where the best
+    memory lacks them but names something the query does not, they weigh less in the
+    test for NOT FOUND (not in the confidence)."""
     hits = result.hits
     if not hits:
         result.status = "NOT_FOUND"
@@ -47,8 +52,8 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
         return
     q = list(dict.fromkeys(terms))
     weights = _weights(q, idf, n_leaves)
-    total = sum(weights.values()) or 1.0
     best = hits[0]
+    total = sum(weights.values()) or 1.0
     coverage = sum(weights[t] for t in set(best.matched) if t in weights) / total
     s1 = best.score
     # Superseded memories are history, shown with their correction: not rivals; nor is
@@ -57,6 +62,15 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
     s2 = current[0].score if current else 0.0
     margin = (s1 - s2) / s1 if s1 > 0 else 0.0
     result.confidence = round(0.6 * coverage + 0.4 * margin, 3)
+    # Whether the best memory is a match at all: a type word it lacks, where it names
+    # something the query does not, is no sign of a stray match ("which bundler ..." for
+    # "The frontend: Rspack -> esbuild"). The confidence above still counts it in full: a
+    # missing word is no evidence of the right memory either.
+    lacking = [t for t in types if t in weights and t not in best.matched]
+    if lacking and names_beyond(best.text, set(q), stemmer):
+        weights = {t: w * (TYPE_WEIGHT if t in lacking else 1.0) for t, w in weights.items()}
+        coverage = sum(weights[t] for t in set(best.matched) if t in weights) / \
+            (sum(weights.values()) or 1.0)
     strong = [t for t in best.matched if weights.get(t, 0) >= 0.5 * max(weights.values())]
     stray = len(q) >= 2 and (coverage < 0.3 or (len(set(best.matched)) == 1 and coverage < 0.5
                                                  and not strong))

@@ -79,7 +79,13 @@ REJECT = re.compile(
     r"vamos\s+a\s+probar|queria\s+que|quisieron|turning\s+(?:\w+\s+)?down|turn\s+(?:\w+\s+)?down|"
     r"we'?re\s+staying|i'?m\s+staying|staying\s+(?:here|where)|sigo\s+donde|"
     r"seguimos\s+donde|nos\s+quedamos\s+donde|me\s+quedo\s+donde|look\w*\s+promising|"
-    r"sounds?\s+promising|waste\s+of\s+time)\b")
+    r"sounds?\s+promising|waste\s+of\s+time|"
+    # a change tried and undone, or still to come ("tried moving the monorepo to pnpm;
+    # rolled back", "plan for next quarter: move deploys to Jenkins", "se revirtió")
+    r"rolled\s+back|reverted|revertimos|se\s+revirtio|volvimos\s+atras|"
+    r"tried\s+(?:moving|switching|migrating|replacing|to\s+move|to\s+switch)|attempted|"
+    r"intentamos|plans?\s+for|next\s+(?:quarter|year|sprint)|pending|propuesta|"
+    r"el\s+proximo\s+(?:trimestre|ano|sprint)|la\s+proxima\s+semana)\b")
 # Something seen or read about, not the user's own state: "saw an ad for cycling to work",
 # "read an article about remote jobs", "vi un anuncio sobre ir en patinete".
 MEDIA = re.compile(

@@ -22,7 +22,6 @@ Nothing here imports numpy, onnxruntime or tokenizers: resolving a model is a fe
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
 import threading
@@ -82,6 +81,8 @@ def _digest(model: Path, tokenizer: Path) -> str:
     with _digest_lock:
         got = _digests.get(key)
         if got is None:
+            import hashlib  # here: OpenSSL's start costs a hook that never loads a model
+
             h = hashlib.sha256()
             for p in (model, tokenizer):
                 with open(p, "rb") as fh:

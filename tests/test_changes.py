@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from ihmt import Memory
-from ihmt.model import Hit
+from ihmt.model import Hit, SearchResult
 from ihmt.search.changes import changes_first, quote
 
 NOTES = [
@@ -354,16 +354,23 @@ def test_versions_in_order_puts_a_later_version_first() -> None:
     assert [h.id for h in versions_in_order([new, other, old])] == ["b", "c", "a"]
 
 
-def test_an_unnamed_change_after_a_named_one_leads_the_chain(tmp_path: Path) -> None:
-    # The middle version, which named the first, carries the first's matched words
-    # ("product", "power"); the last, which names neither, is judged on the middle's own.
+def _asked(tmp_path: Path, question: str, *dated: tuple[str, str]) -> SearchResult:
+    """``question`` asked of the unrelated notes and the ``(text, date)`` memories."""
     with Memory.open(tmp_path / "s", create=True) as m:
         for note in NOTES:
             m.save(note, date="2026-01-01")
-        m.save("Product search is powered by Solr.", date="2026-02-01")
-        m.save("Search went from Solr to Elasticsearch last month.", date="2026-05-01")
-        m.save("Search migrated to Typesense this quarter.", date="2026-09-01")
-        res = m.search("which engine powers product search?")
+        for text, date in dated:
+            m.save(text, date=date)
+        return m.search(question)
+
+
+def test_an_unnamed_change_after_a_named_one_leads_the_chain(tmp_path: Path) -> None:
+    # The middle version, which named the first, carries the first's matched words
+    # ("product", "power"); the last, which names neither, is judged on the middle's own.
+    res = _asked(tmp_path, "which engine powers product search?",
+                 ("Product search is powered by Solr.", "2026-02-01"),
+                 ("Search went from Solr to Elasticsearch last month.", "2026-05-01"),
+                 ("Search migrated to Typesense this quarter.", "2026-09-01"))
     texts = [h.text for h in res.hits]
     assert texts[0].startswith("Search migrated to Typesense"), texts[:3]
     assert texts.index("Search went from Solr to Elasticsearch last month.") < \
@@ -375,13 +382,10 @@ def test_a_change_outside_a_version_groups_words_takes_the_lead_and_its_flags(
     # "which CI" is answered from a version group found by CI words ("ci" inside
     # "CircleCI", "pipeline"); the later change names no such word. It leads, and the
     # group's "possibly outdated" flags on unrelated notes are taken back.
-    with Memory.open(tmp_path / "s", create=True) as m:
-        for note in NOTES:
-            m.save(note, date="2026-01-01")
-        m.save("The analytics pipeline runs every hour.", date="2026-01-02")
-        m.save("Releases were moved to CircleCI.", date="2026-03-01")
-        m.save("Releases were switched to Spinnaker after the outage.", date="2026-06-01")
-        res = m.search("which CI do we release with?")
+    res = _asked(tmp_path, "which CI do we release with?",
+                 ("The analytics pipeline runs every hour.", "2026-01-02"),
+                 ("Releases were moved to CircleCI.", "2026-03-01"),
+                 ("Releases were switched to Spinnaker after the outage.", "2026-06-01"))
     assert res.hits[0].text.startswith("Releases were switched to Spinnaker")
     assert "memories about your ci" not in res.message
     pipeline = next(h for h in res.hits if "analytics pipeline" in h.text)

@@ -16,6 +16,8 @@ import pytest
 
 from ihmt.secrets import KINDS, Finding, describe, find_secrets, redact
 
+from .secret_checks import assert_linear
+
 ROOT = Path(__file__).resolve().parents[1]
 RNG = random.Random(20240611)
 B62 = string.ascii_letters + string.digits
@@ -316,12 +318,7 @@ def test_detection_is_fast() -> None:
 ])
 def test_pathological_inputs_stay_linear(unit: str) -> None:
     """Four times the input costs about four times the time (quadratic would be 16x)."""
-    small = unit * (10_000 // len(unit))
-    large = small * 4
-    # The best of several runs: on a busy machine one slow run says nothing of complexity.
-    t_small = min(_timed(find_secrets, small) for _ in range(5))
-    t_large = min(_timed(find_secrets, large) for _ in range(7))
-    assert t_large < max(8 * t_small, 0.05), (t_small, t_large)
+    assert_linear(unit)
 
 
 def _timed(fn, *args) -> float:

@@ -257,8 +257,10 @@ def test_a_projects_change_outdates_nothing_of_another_scope(tmp_path: Path) -> 
 
 
 # A change said without the old value (after bench.changes' dev half): the later memory
-# comes first, and nothing is flagged, since nothing says which value went away (the
-# earlier led, FOUND, before).
+# comes first, and the earlier is flagged "possibly changed" where the ground is firm: two
+# subject words in common ("transactional emails"), or a question that asks by the
+# earlier's own verb for its value ("run on", "se generan con"), which the change lacks
+# (the earlier led, FOUND, before).
 UNNAMED = [
     ("Our status page runs on Statuspage.",
      "The status page migrated to Instatus this quarter.",
@@ -273,11 +275,22 @@ UNNAMED = [
 
 
 @pytest.mark.parametrize("case", UNNAMED, ids=lambda c: c[2] if isinstance(c, str) else None)
-def test_a_change_that_does_not_name_the_old_value_leads_unflagged(tmp_path: Path,
-                                                                   case: tuple) -> None:
+def test_a_change_that_does_not_name_the_old_value_leads_and_flags_it_possibly(
+        tmp_path: Path, case: tuple) -> None:
     old, new, question, value = case
     res = store(tmp_path, old, new, False).search(question)
     assert value in res.best.text
+    flagged = [h for h in res.hits if h.outdated]
+    assert [h.text for h in flagged] == [old]
+    assert flagged[0].notices[-1].startswith("possibly changed by a later memory")
+
+
+def test_an_unnamed_change_flags_no_note_that_only_shares_its_subject(tmp_path: Path) -> None:
+    # "docs" is all they share (and the word before "in Markdown" is no verb): the later
+    # memory may come first, the earlier stays unflagged.
+    res = _asked(tmp_path, "where are the docs hosted?",
+                 ("We write the docs in Markdown.", "2026-02-01"),
+                 ("The docs moved to Netlify this quarter.", "2026-05-01"))
     assert not any(h.outdated for h in res.hits)
 
 

@@ -39,9 +39,11 @@ CUE = lazy(
 # "dropped X", "de X a", "en lugar de X" (the word right after).
 OLD_SLOT = lazy(
     r"\b(?:from|off|replac(?:ed|ing)|instead\s+of|dropp(?:ed|ing)|ditch(?:ed|ing)"
-    r"|retir(?:ed|ing)|stopped\s+using|no\s+longer\s+(?:use|using|keep|run|on|in|with)"
+    r"|retir(?:ed|ing)|stopped\s+using|no\s+longer\s+(?:use|using|keep|run|on|in|with"
+    r"|\w+\s+(?:on|in|with|for|from|by))"  # "no longer pay for Heroku"
     r"|got\s+rid\s+of|reemplazamos|sustituimos|dejamos(?:\s+de\s+usar)?|apagamos"
-    r"|en\s+(?:lugar|vez)\s+de|ya\s+no\s+(?:usamos|tenemos))\s+"
+    r"|en\s+(?:lugar|vez)\s+de|ya\s+no\s+(?:usamos|tenemos|\w+\s+(?:de|con|en)))\s+"
+    # ("ya no tiramos de Kubernetes"; not "ya no mandamos los logs a X": its object)
     r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+|a\s+)?(\w[\w.+#-]*)"
     r"|\bde\s+(\w[\w.+#-]*)\s+a\b"  # "de MySQL a Postgres"
     # said of the old value itself: "Jest was removed", "Travis got turned off", "MySQL fue

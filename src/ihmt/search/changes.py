@@ -18,14 +18,18 @@ asked for, is the shared subject. The later memory then leads the earlier, which
 flagged with it, and so no longer counts as a rival answer.
 
 A change that does not name the old value ("transactional emails were switched over to
-Postmark", "pasamos los informes mensuales a Metabase") still makes the later memory lead,
-unflagged (nothing says which value went away), when it is about the same thing (a query
-word both matched, inside the change, that is no verb of use), names a value of its own
-where a change puts it ("to X", "on X", "con X"), the earlier names one the later does
-not, the later holds no plan, attempt or wish anywhere, and every query word the earlier
-matched the later matches too, but for verbs of use and the word that says how the
-earlier's value serves ("generan" of "se generan con JasperReports"). Either way the
-earlier hit's ``superseded_by`` names the later, so a blend with semantic matches
+Postmark", "pasamos los informes mensuales a Metabase") still makes the later memory lead
+when it is about the same thing (a query word both matched, inside the change, that is no
+verb of use), names a value of its own where a change puts it ("to X", "on X", "con X"),
+the earlier names one the later does not, the later holds no plan, attempt or wish
+anywhere, and every query word the earlier matched itself the later matches too, but for
+verbs of use, the word that says how the earlier's value serves ("generan" of "se generan
+con JasperReports") and words found only inside its names ("ci" of "CircleCI"). The
+earlier is flagged "possibly changed" (nothing says which value went away) only on firmer
+ground: two such subject words in common, or a question that asks by the earlier's own
+verb for its value ("¿dónde corren los workers?" of "los workers corren en Fly"), which
+the change lacks; otherwise it only follows. Either way the earlier hit's
+``superseded_by`` names the later, so a blend with semantic matches
 (:func:`ihmt.search.hybrid.versions_in_order`) keeps the later first.
 
 It stays conservative where a wrong link would hide a true memory: both memories must
@@ -208,8 +212,9 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                 # the same thing (a word both matched, inside the change, that is no verb of
                 # use), a name of its own where the new value stands, the earlier memory
                 # naming one the later does not, and no plan, attempt or wish anywhere in
-                # the later ("probamos a mover X a Y y lo revertimos"). No flag (nothing
-                # says which value went away): the later only comes first.
+                # the later ("probamos a mover X a Y y lo revertimos"). The later comes
+                # first, and the earlier is flagged "possibly changed": nothing says which
+                # value went away, but no longer a rival answer.
                 # And every query word the earlier matched, the later matches too, but for
                 # verbs of use and the word that says how the earlier's value serves ("se
                 # generan con X"): "the Harbor search service was migrated to X" is no
@@ -224,6 +229,15 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                         - o.parts
                         and (n.moved_to & fresh) - n.kept and o.names - n.words - terms):
                     old.superseded_by = new.id
+                    # Flagged only on firmer ground: two subject words in common, or the
+                    # question asks by the very word that says how the earlier's value
+                    # serves ("¿dónde corren los workers?" of "los workers corren en Fly").
+                    # "We write docs in Markdown" is no version of "we moved the docs to
+                    # Netlify": it only follows it.
+                    if len(subject - uses) >= 2 or (o.ways & set(old.matched)) - subject:
+                        old.outdated = True
+                        old.notices.append(f"possibly changed by a later memory ({new.id}, "
+                                           f"{new.date or 'undated'}): {excerpt(new)}")
                     if out.index(new) > out.index(old):
                         out.remove(new)
                         out.insert(out.index(old), new)

@@ -271,6 +271,10 @@ UNNAMED = [
     ("Los informes mensuales se generan con JasperReports.",
      "Pasamos los informes mensuales a Metabase.",
      "¿con qué se generan los informes mensuales?", "Metabase"),
+    # Spanish weekdays are values though written in lower case; "se movió" says a change
+    ("El comité de producto se reúne los martes.",
+     "El comité de producto se movió a los jueves.",
+     "¿qué día se reúne el comité de producto?", "jueves"),
 ]
 
 

@@ -32,6 +32,10 @@ CUE = lazy(
     r"|are\s+now|now(?!\s+that)|nowadays|these\s+days|from\s+now\s+on"
     r"|cambi(?:amos|e|o|ado|ada)|migr(?:amos|e|o|ado|ada)|reemplaz\w*|sustitu\w*"
     r"|pasamos|movimos|mudamos|trasladamos|dejamos|deje|eliminamos|quitamos|borramos"
+    # the same verbs said of the thing itself: "la reunión pasó a los miércoles", "los
+    # workers se movieron a Mesos"
+    r"|pas(?:o|aron)\s+a|movi(?:o|eron)|mud(?:o|aron)|traslad(?:o|aron)|elimin(?:o|aron)"
+    r"|quit(?:o|aron)|borr(?:o|aron)"
     r"|apag(?:amos|ue|o|ado|ada|aron)"
     r"|ya\s+no|ahora(?!\s+que)|en\s+(?:lugar|vez)\s+de)\b|->|\u2192")  # (an arrow: "Postgres -> CockroachDB")
 
@@ -118,9 +122,11 @@ USE_VERBS = (
     "guardamos guardar va van ir sirve sirven servir gestiona gestionan gestionar lleva "
     "llevan llevar tiene tienen tener hace hacen hacer")
 
-# A word that says how a named thing serves, by where it stands: right before a word of
-# means and the name ("generated with JasperReports", "se generan con JasperReports",
-# "hosted by Hetzner"). Group 1 is that word, group 2 the name's first word.
+# A word that says how a named thing serves, by where it stands: right before the name,
+# or before a word of means and the name ("generated with JasperReports", "se generan con
+# JasperReports", "hosted by Hetzner", "se reúne los martes"). Group 1 is that word, group
+# 2 the name's first word (the caller checks that it reads as a name); a look-ahead, so
+# that every word is tried.
 WAY = lazy(
-    r"(\w+)\s+(?:with|on|in|by|through|via|using|from|at|con|en|por|mediante|desde|sobre)"
-    r"\s+(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+|a\s+)?(\w[\w.+#-]*)")
+    r"\b(\w+)(?=\s+(?:(?:with|on|in|by|through|via|using|from|at|con|en|por|mediante|desde"
+    r"|sobre)\s+)?(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+|a\s+)?(\w[\w.+#-]*))")

@@ -68,6 +68,10 @@ from .change_words import (
     USE_VERBS,
     WAY,
 )
+from .topic_words import CALENDAR
+
+# Weekdays and months are values though Spanish writes them in lower case ("lunes").
+_DAYS_AND_MONTHS = CALENDAR - {"may"}  # (English "may" is a verb)
 
 WINDOW = 8  # hits looked at: the versions of one answer rank close together
 _WORD = re.compile(r"[\w][\w.+#-]*")
@@ -106,7 +110,7 @@ def _read(text: str, stemmer: str) -> _Note:
         start = m.start() == 0 or bool(_SENTENCE_END.search(text, before, m.start()))
         before = m.start()
         if any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:]) or \
-                (w[0].isupper() and not start):
+                (w[0].isupper() and not start) or fold(w).rstrip(".") in _DAYS_AND_MONTHS:
             note.names.update(whole)
             note.parts.update(tokenize(w, stemmer)[1:])
             if not (w.isupper() and len(w) <= 4):  # "CI", "API", "DB" may be a subject
@@ -145,6 +149,7 @@ def _read(text: str, stemmer: str) -> _Note:
     for m in WAY.finditer(text):
         if set(tokenize(m.group(2), stemmer)[:1]) & note.names:
             note.ways.update(tokenize(m.group(1), stemmer))
+    note.ways -= note.names  # ("Fly" of "Fly Machines" is the value, not how it serves)
     return note
 
 

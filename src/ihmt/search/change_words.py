@@ -130,3 +130,11 @@ USE_VERBS = (
 WAY = lazy(
     r"\b(\w+)(?=\s+(?:(?:with|on|in|by|through|via|using|from|at|con|en|por|mediante|desde"
     r"|sobre)\s+)?(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+|a\s+)?(\w[\w.+#-]*))")
+
+# Weekdays and months, English and Spanish (folded): values of a schedule.
+CALENDAR = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays
+    thursdays fridays saturdays sundays january february march april may june july august
+    september october november december lunes martes miercoles jueves viernes sabado domingo
+    enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre
+    diciembre""".split())

@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from ..model import Hit
 from ..text import clip_shown, fold, tokenize
 from .change_words import (
+    CALENDAR,
     CLAUSE,
     CUE,
     FUTURE,
@@ -68,7 +69,6 @@ from .change_words import (
     USE_VERBS,
     WAY,
 )
-from .topic_words import CALENDAR
 
 # Weekdays and months are values though Spanish writes them in lower case ("lunes").
 _DAYS_AND_MONTHS = CALENDAR - {"may"}  # (English "may" is a verb)

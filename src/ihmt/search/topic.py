@@ -33,9 +33,9 @@ from collections.abc import Callable
 
 from ..model import Hit
 from ..text import clip_shown, fold, tokenize
+from .change_words import CALENDAR
 from .topic_words import (
     AMBIGUOUS,
-    CALENDAR,
     CHANGE,
     FORMER,
     MEDIA,

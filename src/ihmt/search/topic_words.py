@@ -112,15 +112,6 @@ FORMER = re.compile(r"\b(?:old|former|ex|previous|antiguo|antigua|antiguos|antig
                      r"vieja|anterior)\b")
 
 
-
-CALENDAR = frozenset(
-    """monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays
-    thursdays fridays saturdays sundays january february march april may june july august
-    september october november december lunes martes miercoles jueves viernes sabado domingo
-    enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre
-    diciembre""".split())
-
-
 # Attributes whose values are ordinary lower-case words, not names or numbers.
 VALUE_WORDS = {
     "commute": frozenset("""bike bicycle cycle cycling train tram metro subway underground bus

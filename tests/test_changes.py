@@ -82,6 +82,13 @@ MORE = [
      "what is the billing DB?", "CockroachDB"),
     ("The services run Python 3.10.", "Services went from Python 3.10 to 3.12 this week.",
      "which Python do the services run?", "3.12"),
+    # a person who went away names the old value ("left the company", "se jubiló")
+    ("Our release manager is Dana Whitfield.",
+     "Dana left the company in June; Omar Haddad is release manager now.",
+     "who is our release manager?", "Omar"),
+    ("La responsable de soporte es Lucía Ferrer.",
+     "Lucía se jubiló y ahora la responsable de soporte es Inés Vidal.",
+     "¿quién es la responsable de soporte?", "Inés"),
 ]
 # Written after the misses of bench.changes' dev half (its phrasings are not repeated
 # here): the reason right after the change, in a clause of its own, names the old value;
@@ -147,6 +154,13 @@ TRAPS = [
     ("Our status page runs on Statuspage.",
      "We moved the status page to Instatus for a trial week, then reverted.",
      "what does the status page run on?", "Our status page"),
+    # leaving a meeting, quitting a habit: no one went away
+    ("Our release manager is Dana Whitfield.",
+     "Dana left the team meeting early; Omar took the release notes.",
+     "who is our release manager?", "Our release manager"),
+    ("Our release manager is Dana Whitfield.",
+     "Dana, our release manager, quit coffee in June.",
+     "who is our release manager?", "Our release manager"),
     # a proposal still waiting for a decision, in Spanish and in English
     ("Cambiamos el linter del backend de Flake8 a Ruff.",
      "Propuesta: reemplazar Ruff por Pylint en el backend; pendiente de votación.",

@@ -37,7 +37,12 @@ CUE = lazy(
     r"|pas(?:o|aron)\s+a|movi(?:o|eron)|mud(?:o|aron)|traslad(?:o|aron)|elimin(?:o|aron)"
     r"|quit(?:o|aron)|borr(?:o|aron)"
     r"|apag(?:amos|ue|o|ado|ada|aron)"
-    r"|ya\s+no|ahora(?!\s+que)|en\s+(?:lugar|vez)\s+de)\b|->|\u2192")  # (an arrow: "Postgres -> CockroachDB")
+    r"|ya\s+no|ahora(?!\s+que)|en\s+(?:lugar|vez)\s+de"
+    r"|left\s+(?:the\s+|our\s+)?(?:company|team|firm|job|group|org\w*)"
+    r"(?!\s+(?:meeting|call|chat|channel|room|lunch|offsite|early))"
+    r"|(?:quit|resigned)(?=\s*(?:[.;,!?]|$|and\b|last\b|in\b|(?:from\s+)?(?:the\s+|our\s+"
+    r"|her\s+|his\s+|their\s+|my\s+)?(?:company|team|job|role|position|firm)))"
+    r"|se\s+fue|se\s+jubilo|renuncio)\b|->|\u2192")  # (an arrow: "Postgres -> CockroachDB")
 
 # Where the old value stands in a change: "from X", "replaced X", "instead of X", "off X",
 # "dropped X", "de X a", "en lugar de X" (the word right after).
@@ -56,7 +61,10 @@ OLD_SLOT = lazy(
     r"|ha\s+sido)\s+(?:removed|dropped|retired|replaced|deprecated|cancell?ed|decommissioned"
     r"|sunset|phased\s+out|ripped\s+out|turned\s+off|shut\s+down|switched\s+off"
     r"|eliminad[oa]s?|retirad[oa]s?|reemplazad[oa]s?|sustituid[oa]s?|apagad[oa]s?"
-    r"|cancelad[oa]s?)\b")
+    r"|cancelad[oa]s?)\b"
+    # a person who went away: "Priya left the company", "Carmen se jubiló", "Ana renunció"
+    r"|(\w[\w.+#-]*)\s+(?:left|quit|resigned|se\s+fue|se\s+jubilo|renuncio|dejo\s+la"
+    r"\s+empresa)\b")
 
 # Where the new value stands: "switched to UTC", "replaced X with Y", "X -> Y", "por Y".
 NEW_SLOT = lazy(

@@ -81,7 +81,7 @@ from .tree import BRANCH_DOMAIN, build_tree  # noqa: F401 - BRANCH_DOMAIN re-exp
 log = logging.getLogger(__name__)
 
 MANIFEST_NAME = "project_manifest.json"
-MANIFEST_VERSION = 2  # 2: each symbol carries its described fields ('f')
+MANIFEST_VERSION = 3  # 2: each symbol carries its described fields ('f'); 3: literal words
 INDEX_CONFIG: dict[str, Any] = {"code_chunk_mode": "symbol", "branch_factor": 8}
 DEFAULT_MAX_FILE_BYTES = 1_000_000
 RACY_NS = 2_000_000_000  # files modified this close to a scan are hashed again next time
@@ -436,7 +436,6 @@ class ProjectIndex:
         stem = self.store.config.stemmer
         named_files, plain = _named_files(query)
         q_terms = list(dict.fromkeys(tokenize(plain, stem)))
-        c_terms = list(dict.fromkeys(tokenize(clue, stem))) if clue else []
         ans = CodeAnswer(query=query, status="NOT_FOUND")
         if not q_terms and not named_files:
             ans.message = "the query has no searchable words; name a function, class or file"
@@ -449,7 +448,9 @@ class ProjectIndex:
         if clue:
             got = {(r.rel, r.sym["leaf"]): r for r in ranked}
             for r in ranker.rank(clue):
-                got.setdefault((r.rel, r.sym["leaf"]), Ranked(r.rel, r.sym, 0.0, 0.0, set()))
+                have = got.setdefault((r.rel, r.sym["leaf"]),
+                                      Ranked(r.rel, r.sym, 0.0, 0.0, set()))
+                have.named = max(have.named, r.named)  # the clue may say the name
             ranked = list(got.values())
         # Plain BM25 over the whole symbol text adds a little: it is good at code words.
         res = self.mem.search(text, top_k=BM25_POOL)
@@ -479,8 +480,8 @@ class ProjectIndex:
             if not _under(rel, prefix):
                 continue
             test = is_test_path(rel)
-            score = r.score * _boost(rel, sym, named_files, raw_words, stems,
-                                     set(q_terms) | set(c_terms), stem, spelled)
+            score = r.score * _boost(rel, sym, named_files, raw_words, stems, spelled,
+                                     r.named)
             if clue:
                 # The clue may name a folder or file ('b', 'billing') rather than a word.
                 path_words = {p.lower() for p in PurePosixPath(rel).with_suffix("").parts}

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ihmt.project import ProjectIndex
-from ihmt.project.rank import SymbolRanker
+from ihmt.project.rank import SymbolRanker, symbol_fields
 from ihmt.project.vocab import literal_words, phrase_words
 
 # A larger function whose docstring shares more of the question's words than the helper
@@ -134,3 +136,29 @@ def test_a_name_of_two_words_written_as_one_is_found_by_its_words(tmp_path: Path
     assert r._halves("weekday") == ["week", "day"]
     assert r._halves("count") == []  # 'co'/'unt' are not words of this project's names
     assert _first(ix, "which day in the week a date is") == "weekday"
+
+
+VALUES = "".join(
+    f"def scale_{i}(value, factor):\n"
+    f"    \"\"\"Scale the value by a factor, step {i}.\"\"\"\n"
+    f"    return value * factor\n\n\n" for i in range(10)) + '''\
+def clamp(val, low, high):
+    return max(low, min(high, val))
+'''
+
+
+def test_a_rare_abbreviation_does_not_make_a_common_word_weigh_more(tmp_path: Path) -> None:
+    ix = _index(tmp_path, values=VALUES)
+    r = ix.ranker()
+    (c,) = r.concepts("value")
+    assert 0 < c.terms["val"] < 1.0 and r.idf("val") > r.idf("valu")
+    assert r.weight(c) == pytest.approx(r.idf("valu"))
+    by_name = {x.sym["name"]: x for x in r.rank("value")}
+    # Found only through 'val', clamp is not worth more than a symbol saying 'value'.
+    assert by_name["clamp"].score <= by_name["scale_0"].score
+
+
+def test_a_number_ends_a_word_of_an_identifier() -> None:
+    f = symbol_fields("def checksum(text):\n    return hashlib.sha256(text).hexdigest()\n",
+                      "checksum", "english")
+    assert {"sha256", "sha", "256"} <= set(f["k"].split())

@@ -43,7 +43,7 @@ from ..ingest.languages import EXTENSIONS
 from ..text import _word_terms, count_tokens, tokenize, words
 from .vocab import EQUIVALENTS, literal_words, phrase_words
 
-EQUIV_WEIGHT = 0.7
+EQUIV_WEIGHT = 0.8
 PART_WEIGHT = 0.6  # a part of an identifier the query spells (``refund`` of refund_order)
 FIELD_WEIGHTS = {"n": 3.0, "d": 2.0, "k": 1.5, "o": 1.0, "c": 1.0}
 K1, B = 1.2, 0.75  # saturation and length normalisation of the code field (BM25's usual)
@@ -122,8 +122,9 @@ def symbol_fields(text: str, name: str, stemmer: str, rel: str = "") -> dict[str
 
 def identifier_terms(name: str, stemmer: str) -> list[str]:
     """Terms of an identifier, stemmed like the index: 'reserveStock' -> reservestock,
-    reserve, stock (the whole, as the index keeps it, then its parts)."""
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|_", " ", name)
+    reserve, stock (the whole, as the index keeps it, then its parts); a number ends a
+    word ('sha256' -> sha256, sha, 256)."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Za-z])(?=[0-9])|_", " ", name)
     return list(dict.fromkeys([*tokenize(name, stemmer), *tokenize(spaced, stemmer)]))
 
 
@@ -244,11 +245,19 @@ class SymbolRanker:
         got = sum(self.idf(p) * said.get(p, 0.0) for p in parts)
         return (got / mass) * min(1.0, got / (NAME_SHARE * total))
 
+    def weight(self, c: Concept) -> float:
+        """What a query word is worth: the idf of its own terms when the project has them,
+        else of the best equivalent it stands for (a rare abbreviation in its group does
+        not make a common word weigh more: 'value' is worth 'value', not a rare 'val')."""
+        own = [self.idf(t) for t, w in c.terms.items() if w >= 1.0]
+        if any(own):
+            return max(own)
+        return max((self.idf(t) * w for t, w in c.terms.items()), default=0.0)
+
     def rank(self, text: str, pool: int = POOL) -> list[Ranked]:
         """The best ``pool`` symbols for ``text``, best first."""
         concepts = self.concepts(text)
-        weight_of = {c.word: max((self.idf(t) * w for t, w in c.terms.items()), default=0.0)
-                     for c in concepts}
+        weight_of = {c.word: self.weight(c) for c in concepts}
         total = sum(weight_of.values())
         if total <= 0:
             return []
@@ -262,17 +271,19 @@ class SymbolRanker:
             best: dict[int, float] = {}
             strength: dict[int, float] = {}
             for t, w in c.terms.items():
-                idf = self.idf(t)
-                if idf <= 0:
+                # An equivalent is never worth more than the word itself ('value' found as
+                # a rare 'val' counts as 'value').
+                worth = min(self.idf(t) * w, cw)
+                if worth <= 0:
                     continue
                 for key, fw in FIELD_WEIGHTS.items():
                     for i in self.post[key].get(t, ()):
                         dl = self.lengths[key][i]
-                        v = idf * w * fw * (1 + K1) / (1 + K1 * (1 - B + B * dl / self.avg[key]))
+                        v = worth * fw * (1 + K1) / (1 + K1 * (1 - B + B * dl / self.avg[key]))
                         if v > best.get(i, 0.0):
                             best[i] = v
-                        if idf * w > strength.get(i, 0.0):
-                            strength[i] = idf * w
+                        if worth > strength.get(i, 0.0):
+                            strength[i] = worth
             for i, v in best.items():
                 score[i] = score.get(i, 0.0) + v
                 cover[i] = cover.get(i, 0.0) + min(strength[i], cw)

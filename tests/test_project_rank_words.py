@@ -58,7 +58,7 @@ def _combine_regex(*regexes):
 
 DATES = '''\
 def week_start(d):
-    """The first day of the week that holds the date."""
+    """The monday before the given date, at the start of its week."""
     return d
 
 
@@ -162,3 +162,42 @@ def test_a_number_ends_a_word_of_an_identifier() -> None:
     f = symbol_fields("def checksum(text):\n    return hashlib.sha256(text).hexdigest()\n",
                       "checksum", "english")
     assert {"sha256", "sha", "256"} <= set(f["k"].split())
+
+
+SCATTERED = '''\
+def _scrub_b(text):
+    """Codes of a terminal: remove what the text needs to control."""
+    return text
+
+
+def _scrub_a(text):
+    """Remove the control codes of a text, as a terminal would."""
+    return text
+'''
+
+
+def test_question_words_next_to_each_other_in_a_docstring_count_more(tmp_path: Path) -> None:
+    ix = _index(tmp_path, scrub=SCATTERED)
+    # The same words in both; 'remove the control codes' keeps them together in one only.
+    ans = ix.locate("remove control codes from a text")
+    assert ans.hits[0].name == "_scrub_a" and ans.status == "FOUND"
+
+
+GUESS = '''\
+def convert_type(ty, default=None):
+    """Turn a type or a default value into a parameter type; when no type is given,
+    look at the default value, which may be none."""
+    return ty or type(default)
+
+
+def _guess_type(default):
+    """The parameter type of a default value."""
+    return type(default)
+'''
+
+
+def test_a_clear_name_is_found_beside_a_close_rival(tmp_path: Path) -> None:
+    ix = _index(tmp_path, guess=GUESS)
+    ans = ix.locate("infer the parameter type from the default value when none is given")
+    assert ans.hits[0].name == "_guess_type"
+    assert ans.status == "FOUND"

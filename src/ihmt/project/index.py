@@ -90,6 +90,9 @@ CLOSER = 1.5  # how much better a symbol of the other scope must be to be mentio
 BM25_POOL = 40
 BM25_SHARE = 0.3  # weight of plain BM25 beside the described fields (which weigh 1)
 MIN_COVER = 0.2  # share of the query's weight the best symbol must hold to be an answer
+# A best symbol whose name the query says this well (rank.SymbolRanker.name_match) is the
+# answer despite close rivals whose names the query says at most half as well.
+NAME_CLEAR = 0.5
 
 
 def default_projects_dir() -> Path:
@@ -475,6 +478,7 @@ class ProjectIndex:
         hits: list[CodeHit] = []
         excluded: list[CodeHit] = []
         covers: dict[str, float] = {}
+        said: dict[str, float] = {}
         for r in ranked:
             rel, sym = r.rel, r.sym
             if not _under(rel, prefix):
@@ -494,6 +498,7 @@ class ProjectIndex:
                           score=round(score, 4), leaf=sym["leaf"], tokens=int(sym["tokens"]),
                           is_test=test)
             covers[hit.leaf] = r.cover
+            said[hit.leaf] = r.named
             if (scope == "main" and test) or (scope == "test" and not test):
                 excluded.append(hit)
             else:
@@ -526,6 +531,10 @@ class ProjectIndex:
                            "these are the closest elsewhere")
         note = ans.message
         rivals = [c for c in hits[1:] if c.score >= best.score * (1.0 - TIE_MARGIN)]
+        if said[best.leaf] >= NAME_CLEAR and all(said[c.leaf] <= said[best.leaf] / 2
+                                                 for c in rivals):
+            rivals = []  # the question says the best one's name, not its rivals'
+
         if rivals:
             ans.status = "AMBIGUOUS"
             ans.message = (f"{1 + len(rivals)} symbols match {query!r} about equally well; "

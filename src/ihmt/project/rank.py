@@ -25,7 +25,9 @@ A name is a summary of what its code does, so a symbol whose name the question s
 full, in its own words or in equivalent ones ('the beginning of a flag' for
 ``_start_of_option``), is raised (:meth:`SymbolRanker.name_match`); a name of two words
 written as one (``checksum``, ``weekday``) is read as its two words when the project uses
-both in names of their own. Nothing here depends on a symbol being public or long.
+both in names of their own. Neighbouring words of the question found side by side in a
+symbol's name or docstring ('control codes') count a little more than the same words
+apart. Nothing here depends on a symbol being public or long.
 """
 
 from __future__ import annotations
@@ -51,7 +53,8 @@ POOL = 100
 COVER_FLOOR = 0.4  # score share a symbol keeps however little of the query it covers
 MIN_HALF = 3  # the shortest half of a compound name ('weekday' -> week, day)
 NAME_SHARE = 0.3  # share of the query's weight a name must carry to count in full
-NAME_GAIN = 1.0  # the most a name the query says in full multiplies the score by (1 + this)
+NAME_GAIN = 1.0
+PAIR_GAIN = 0.5  # the most neighbouring words side by side multiply the score by (1 + this)  # the most a name the query says in full multiplies the score by (1 + this)
 TIE_MARGIN = 0.05  # relative score gap under which two symbols count as tied
 
 _DOC_RX = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'|/\*(.*?)\*/|(?:#|//)([^\n]*)', re.S)
@@ -299,7 +302,38 @@ class SymbolRanker:
             out.append(Ranked(rel, sym, s * (COVER_FLOOR + (1 - COVER_FLOOR) * cv), cv,
                               matched[i], self.name_match(self.names[i], said, total)))
         out.sort(key=lambda r: (-r.score, r.rel, int(r.sym["start"])))
+        if PAIR_GAIN > 0 and len(concepts) > 1:
+            head = out[:3 * pool]
+            for r in head:
+                r.score *= 1.0 + PAIR_GAIN * self.pairs(r.sym, concepts, weight_of) / total
+            head.sort(key=lambda r: (-r.score, r.rel, int(r.sym["start"])))
+            out = head
         return out[:pool]
+
+    def pairs(self, sym: dict[str, Any], concepts: list[Concept],
+              weight_of: dict[str, float]) -> float:
+        """Weight of the neighbouring query words found next to each other in the
+        symbol's name or docstring ('control characters', 'byte count'): the lighter word
+        of each such pair."""
+        fields = sym.get("f") or {}
+        found: set[int] = set()  # the pairs (by their first word's place in the query)
+        for key in ("n", "d"):
+            terms = (fields.get(key) or "").split()
+            if len(terms) < 2:
+                continue
+            at: dict[str, list[int]] = {}
+            for p, t in enumerate(terms):
+                at.setdefault(t, []).append(p)
+            for k, (a, b) in enumerate(zip(concepts, concepts[1:])):
+                pa = {p for t in a.terms for p in at.get(t, ())}
+                if k in found or not pa:
+                    continue
+                pb = {p for t in b.terms for p in at.get(t, ())}
+                if any(p + d in pb for p in pa for d in (-1, 1)):
+                    found.add(k)
+        got = sum(min(weight_of[concepts[k].word], weight_of[concepts[k + 1].word])
+                  for k in found)
+        return got
 
 
 # ---------------------------------------------------------------------- query helpers

@@ -201,3 +201,13 @@ def test_a_clear_name_is_found_beside_a_close_rival(tmp_path: Path) -> None:
     ans = ix.locate("infer the parameter type from the default value when none is given")
     assert ans.hits[0].name == "_guess_type"
     assert ans.status == "FOUND"
+
+
+def test_a_name_said_in_more_words_is_stronger_evidence() -> None:
+    r = SymbolRanker({"files": {}}, "english")
+    r.syms = [("a", {})] * 100
+    r.df = {"bell": 5, "ring": 5, "strip": 5, "control": 5}
+    said = {"bell": 1.0, "ring": 1.0, "strip": 1.0, "control": 1.0}
+    # Both names said in full and heavy enough; one word is an example more often than
+    # it is the answer ('such as bell'), two words say what the code does.
+    assert r.name_match(["bell"], said, 3.0) < r.name_match(["strip", "control"], said, 3.0)

@@ -53,7 +53,8 @@ POOL = 100
 COVER_FLOOR = 0.4  # score share a symbol keeps however little of the query it covers
 MIN_HALF = 3  # the shortest half of a compound name ('weekday' -> week, day)
 NAME_SHARE = 0.3  # share of the query's weight a name must carry to count in full
-NAME_GAIN = 1.0
+NAME_GAIN = 1.5
+ONE_WORD = 0.3  # a name the question says in k words counts (1 - ONE_WORD ** k) of itself
 PAIR_GAIN = 0.5  # the most neighbouring words side by side multiply the score by (1 + this)  # the most a name the query says in full multiplies the score by (1 + this)
 TIE_MARGIN = 0.05  # relative score gap under which two symbols count as tied
 
@@ -239,14 +240,16 @@ class SymbolRanker:
         """How far the query says the symbol's name, 0..1: the share of the name's words
         (by idf) the query holds, itself or through an equivalence, damped when those
         words carry little of the query's weight (a property called ``name`` is not the
-        answer to every question that says 'name')."""
+        answer to every question that says 'name'), and less when it says only one of
+        them (a one-word name is often an example the question gives: 'such as bell')."""
         if not parts or total <= 0:
             return 0.0
         mass = sum(self.idf(p) for p in parts)
         if mass <= 0:
             return 0.0
         got = sum(self.idf(p) * said.get(p, 0.0) for p in parts)
-        return (got / mass) * min(1.0, got / (NAME_SHARE * total))
+        k = sum(1 for p in parts if said.get(p, 0.0) > 0)
+        return (got / mass) * min(1.0, got / (NAME_SHARE * total)) * (1 - ONE_WORD ** k)
 
     def weight(self, c: Concept) -> float:
         """What a query word is worth: the idf of its own terms when the project has them,

@@ -5,8 +5,10 @@
         --questions bench/questions/rich.jsonl --json
 
 Question files are JSON lines ``{"query": ..., "file": "path/relative/to/--path", "symbol":
-"Class.method"}``, optionally with ``"split": "tune" | "held_out"`` (``--split`` keeps one). The project's source files are copied (mtimes kept) to a temporary folder
-and indexed there, so the benchmark never writes into the project or the user's index.
+"Class.method"}``, optionally with ``"split": "tune" | "held_out" | "blind"`` (``--split``
+keeps one; a blind set is written before any tuning and only measured). The project's
+source files are copied (mtimes kept) to a temporary folder and indexed there, so the
+benchmark never writes into the project or the user's index.
 
 Figures, each measured against a baseline in the same run:
 
@@ -306,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--path", required=True, type=Path, help="the project's root folder")
     ap.add_argument("--questions", required=True, type=Path, help="JSON lines of questions")
     ap.add_argument("--max-tokens", type=int, default=1500, help="find_code budget")
-    ap.add_argument("--split", choices=("all", "tune", "held_out"), default="all",
+    ap.add_argument("--split", choices=("all", "tune", "held_out", "blind"), default="all",
                     help="only the questions of one split (default: all)")
     ap.add_argument("--no-misses", action="store_true",
                     help="leave the misses out (for a held-out split)")

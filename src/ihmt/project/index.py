@@ -81,7 +81,7 @@ from .tree import BRANCH_DOMAIN, build_tree  # noqa: F401 - BRANCH_DOMAIN re-exp
 log = logging.getLogger(__name__)
 
 MANIFEST_NAME = "project_manifest.json"
-MANIFEST_VERSION = 2  # 2: each symbol carries its described fields ('f')
+MANIFEST_VERSION = 3  # 2: each symbol carries its described fields ('f'); 3: literal words
 INDEX_CONFIG: dict[str, Any] = {"code_chunk_mode": "symbol", "branch_factor": 8}
 DEFAULT_MAX_FILE_BYTES = 1_000_000
 RACY_NS = 2_000_000_000  # files modified this close to a scan are hashed again next time
@@ -90,6 +90,9 @@ CLOSER = 1.5  # how much better a symbol of the other scope must be to be mentio
 BM25_POOL = 40
 BM25_SHARE = 0.3  # weight of plain BM25 beside the described fields (which weigh 1)
 MIN_COVER = 0.2  # share of the query's weight the best symbol must hold to be an answer
+# A best symbol whose name the query says this well (rank.SymbolRanker.name_match) is the
+# answer despite close rivals whose names the query says at most half as well.
+NAME_CLEAR = 0.5
 
 
 def default_projects_dir() -> Path:
@@ -436,7 +439,6 @@ class ProjectIndex:
         stem = self.store.config.stemmer
         named_files, plain = _named_files(query)
         q_terms = list(dict.fromkeys(tokenize(plain, stem)))
-        c_terms = list(dict.fromkeys(tokenize(clue, stem))) if clue else []
         ans = CodeAnswer(query=query, status="NOT_FOUND")
         if not q_terms and not named_files:
             ans.message = "the query has no searchable words; name a function, class or file"
@@ -449,7 +451,9 @@ class ProjectIndex:
         if clue:
             got = {(r.rel, r.sym["leaf"]): r for r in ranked}
             for r in ranker.rank(clue):
-                got.setdefault((r.rel, r.sym["leaf"]), Ranked(r.rel, r.sym, 0.0, 0.0, set()))
+                have = got.setdefault((r.rel, r.sym["leaf"]),
+                                      Ranked(r.rel, r.sym, 0.0, 0.0, set()))
+                have.named = max(have.named, r.named)  # the clue may say the name
             ranked = list(got.values())
         # Plain BM25 over the whole symbol text adds a little: it is good at code words.
         res = self.mem.search(text, top_k=BM25_POOL)
@@ -474,13 +478,14 @@ class ProjectIndex:
         hits: list[CodeHit] = []
         excluded: list[CodeHit] = []
         covers: dict[str, float] = {}
+        said: dict[str, float] = {}
         for r in ranked:
             rel, sym = r.rel, r.sym
             if not _under(rel, prefix):
                 continue
             test = is_test_path(rel)
-            score = r.score * _boost(rel, sym, named_files, raw_words, stems,
-                                     set(q_terms) | set(c_terms), stem, spelled)
+            score = r.score * _boost(rel, sym, named_files, raw_words, stems, spelled,
+                                     r.named)
             if clue:
                 # The clue may name a folder or file ('b', 'billing') rather than a word.
                 path_words = {p.lower() for p in PurePosixPath(rel).with_suffix("").parts}
@@ -493,6 +498,7 @@ class ProjectIndex:
                           score=round(score, 4), leaf=sym["leaf"], tokens=int(sym["tokens"]),
                           is_test=test)
             covers[hit.leaf] = r.cover
+            said[hit.leaf] = r.named
             if (scope == "main" and test) or (scope == "test" and not test):
                 excluded.append(hit)
             else:
@@ -525,6 +531,10 @@ class ProjectIndex:
                            "these are the closest elsewhere")
         note = ans.message
         rivals = [c for c in hits[1:] if c.score >= best.score * (1.0 - TIE_MARGIN)]
+        if said[best.leaf] >= NAME_CLEAR and all(said[c.leaf] <= said[best.leaf] / 2
+                                                 for c in rivals):
+            rivals = []  # the question says the best one's name, not its rivals'
+
         if rivals:
             ans.status = "AMBIGUOUS"
             ans.message = (f"{1 + len(rivals)} symbols match {query!r} about equally well; "

@@ -9,16 +9,25 @@ words. So every symbol is described by five fields, stored in the manifest at sy
 * ``d``: the words of its docstrings and comments;
 * ``k``: the names it calls and returns (``unstyle`` returns ``strip_ansi(text)``);
 * ``o``: its owner, the class and the file path it sits in;
-* ``c``: every word of its code.
+* ``c``: every word of its code, and the words of its punctuation literals (``"-".join``
+  joins with dashes).
 
 Each field is weighed down when it is long (BM25's length normalisation, per field), so
 size alone never wins.
 
-A query word counts once, through the best field it is found in, and also through a short
-list of generic programming equivalences (``eta`` ~ remaining ~ estimate, ``ansi`` ~
-escape, ``dir`` ~ folder), worth less than the word itself. Rare words weigh more (idf over
-the project's symbols), and a symbol that covers more of the question's weight is
-preferred. Nothing here depends on a symbol being public or long.
+A query word counts once, through the best field it is found in, and also through the
+generic vocabulary of code (:mod:`ihmt.project.vocab`: ``eta`` ~ remaining ~ estimate,
+``ansi`` ~ escape, 'regular expression' ~ ``regex``), worth less than the word itself.
+Rare words weigh more (idf over the project's symbols), and a symbol that covers more of
+the question's weight is preferred.
+
+A name is a summary of what its code does, so a symbol whose name the question says in
+full, in its own words or in equivalent ones ('the beginning of a flag' for
+``_start_of_option``), is raised (:meth:`SymbolRanker.name_match`); a name of two words
+written as one (``checksum``, ``weekday``) is read as its two words when the project uses
+both in names of their own. Neighbouring words of the question found side by side in a
+symbol's name or docstring ('control codes') count a little more than the same words
+apart. Nothing here depends on a symbol being public or long.
 """
 
 from __future__ import annotations
@@ -34,41 +43,19 @@ from typing import Any
 from ..errors import InputError
 from ..ingest.languages import EXTENSIONS
 from ..text import _word_terms, count_tokens, tokenize, words
+from .vocab import EQUIVALENTS, literal_words, phrase_words
 
-# Generic programming vocabulary: abbreviations and their words, common synonyms. Each
-# group is symmetric; a word found only through its group counts EQUIV_WEIGHT of itself.
-EQUIVALENTS: tuple[str, ...] = (
-    "eta remaining remain estimate", "ansi escape", "style styling", "color colour",
-    "grey gray", "remove strip drop delete discard", "opt option flag",
-    "arg argument param parameter", "argv arguments", "dir directory folder",
-    "len length size", "count number num", "str string", "fmt format", "bool boolean",
-    "msg message", "err error", "exc exception", "env environment",
-    "cfg conf config configuration settings", "idx index", "pos position offset",
-    "pct percent percentage", "tmp temp temporary", "regex regexp pattern",
-    "hex hexadecimal", "rgb triplet", "sha hash digest checksum fingerprint",
-    "fsync flush", "max maximum largest widest longest latest",
-    "min minimum smallest shortest earliest", "lower lowercase", "upper uppercase",
-    "rand random", "proc process subprocess", "cmd command", "tty terminal console isatty",
-    "dedupe unique distinct", "init initialize", "sep separator delimiter",
-    "ws whitespace", "char character", "col column", "src source",
-    "dst dest destination", "prev previous", "cur current", "ctx context", "buf buffer",
-    "fn func function callable", "cb callback", "obj object", "attr attribute",
-    "val value", "ts timestamp", "url link hyperlink", "repo repository", "lib library",
-    "pkg package", "auth authentication", "secret credential password",
-    "join concat concatenate combine", "split divide chop", "print echo",
-    "check validate verify", "detect guess infer", "convert transform",
-    "cut crop truncate clip", "sum total", "avg mean average", "db database",
-    "win windows", "bg background", "fg foreground", "kwargs keyword", "start begin",
-    "end finish", "last final", "first initial", "end endswith", "start startswith",
-    "suffix trailing endswith", "prefix leading startswith", "digit isdigit",
-    "alphanumeric isalnum", "whitespace isspace", "instance isinstance",
-)
-EQUIV_WEIGHT = 0.7
+EQUIV_WEIGHT = 0.8
 PART_WEIGHT = 0.6  # a part of an identifier the query spells (``refund`` of refund_order)
 FIELD_WEIGHTS = {"n": 3.0, "d": 2.0, "k": 1.5, "o": 1.0, "c": 1.0}
 K1, B = 1.2, 0.75  # saturation and length normalisation of the code field (BM25's usual)
 POOL = 100
 COVER_FLOOR = 0.4  # score share a symbol keeps however little of the query it covers
+MIN_HALF = 3  # the shortest half of a compound name ('weekday' -> week, day)
+NAME_SHARE = 0.3  # share of the query's weight a name must carry to count in full
+NAME_GAIN = 1.5
+ONE_WORD = 0.3  # a name the question says in k words counts (1 - ONE_WORD ** k) of itself
+PAIR_GAIN = 0.5  # the most neighbouring words side by side multiply the score by (1 + this)  # the most a name the query says in full multiplies the score by (1 + this)
 TIE_MARGIN = 0.05  # relative score gap under which two symbols count as tied
 
 _DOC_RX = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'|/\*(.*?)\*/|(?:#|//)([^\n]*)', re.S)
@@ -133,19 +120,16 @@ def symbol_fields(text: str, name: str, stemmer: str, rel: str = "") -> dict[str
             "d": _joined(tokenize(docs, stemmer)),
             "k": _joined(t for c in called for t in identifier_terms(c, stemmer)),
             "o": _joined(t for o in owner for t in identifier_terms(o, stemmer)),
-            "c": _joined(tokenize(text, stemmer))}
+            "c": _joined([*tokenize(text, stemmer), *tokenize(" ".join(literal_words(code)),
+                                                             stemmer)])}
 
 
 def identifier_terms(name: str, stemmer: str) -> list[str]:
     """Terms of an identifier, stemmed like the index: 'reserveStock' -> reservestock,
-    reserve, stock (the whole, as the index keeps it, then its parts)."""
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|_", " ", name)
+    reserve, stock (the whole, as the index keeps it, then its parts); a number ends a
+    word ('sha256' -> sha256, sha, 256)."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Za-z])(?=[0-9])|_", " ", name)
     return list(dict.fromkeys([*tokenize(name, stemmer), *tokenize(spaced, stemmer)]))
-
-
-def _identifier_parts(name: str, stemmer: str) -> set[str]:
-    """The words of an identifier only: 'reserveStock' -> reserve, stock."""
-    return set(tokenize(re.sub(r"(?<=[a-z0-9])(?=[A-Z])|_", " ", name), stemmer))
 
 
 # ---------------------------------------------------------------------- the ranker
@@ -164,6 +148,7 @@ class Ranked:
     score: float
     cover: float
     matched: set[str]  # the query words (lower-case) this symbol matched
+    named: float = 0.0  # how much of the symbol's name the query says (see name_match)
 
 
 class SymbolRanker:
@@ -190,12 +175,37 @@ class SymbolRanker:
                 for t in seen:
                     self.df[t] = self.df.get(t, 0) + 1
         self.lengths = lengths
+        # The words of each symbol's own name (its whole identifier dropped when it has
+        # parts); a name written as one word of two ('checksum', 'weekday') gets its halves,
+        # in the name field too, when the project uses both as words of their own.
+        self.names: list[list[str]] = []
+        for i, (_, sym) in enumerate(self.syms):
+            terms = ((sym.get("f") or {}).get("n") or "").split()
+            parts = terms[1:] if len(terms) > 1 else terms
+            halves = [h for p in parts for h in self._halves(p)]
+            for h in halves:
+                if i not in self.post["n"].setdefault(h, [])[-1:]:
+                    self.post["n"][h].append(i)
+            self.names.append(parts + [h for h in halves if h not in parts])
         self.avg = {f: max(1.0, sum(v) / len(v)) if v else 1.0 for f, v in lengths.items()}
         self.groups: dict[str, set[str]] = {}
         for line in EQUIVALENTS:
             members = {t for w in line.split() for t in tokenize(w, stemmer)}
             for t in members:
                 self.groups.setdefault(t, set()).update(members - {t})
+
+    def _halves(self, word: str) -> list[str]:
+        """Two words of the project that make up ``word`` ('checksum' -> check, sum), the
+        most even cut first; none when no cut gives two words of at least three letters
+        that the project uses in names of their own (a word of a name is a word of code;
+        'ent' and 'ish', the ends of 'client' and 'finish', are not)."""
+        cuts = [(word[:k], word[k:]) for k in range(MIN_HALF, len(word) - MIN_HALF + 1)]
+        cuts.sort(key=lambda c: -min(len(c[0]), len(c[1])))
+        names = self.post["n"]
+        for a, b in cuts:
+            if a in names and b in names:
+                return [a, b]
+        return []
 
     def idf(self, term: str) -> float:
         d = self.df.get(term, 0)
@@ -208,6 +218,7 @@ class SymbolRanker:
         for raw in words(text):
             # 'lower-case' in a sentence is two words; 'max_tokens' is one identifier.
             raws.extend(raw.split("-") if "-" in raw and "_" not in raw else [raw])
+        raws.extend(phrase_words(text))  # 'regular expressions' is also 'regex'
         for raw in raws:
             terms = _word_terms(raw, self.stemmer)
             if not terms:
@@ -225,11 +236,34 @@ class SymbolRanker:
             out[word] = Concept(word, weights)
         return list(out.values())
 
+    def name_match(self, parts: list[str], said: dict[str, float], total: float) -> float:
+        """How far the query says the symbol's name, 0..1: the share of the name's words
+        (by idf) the query holds, itself or through an equivalence, damped when those
+        words carry little of the query's weight (a property called ``name`` is not the
+        answer to every question that says 'name'), and less when it says only one of
+        them (a one-word name is often an example the question gives: 'such as bell')."""
+        if not parts or total <= 0:
+            return 0.0
+        mass = sum(self.idf(p) for p in parts)
+        if mass <= 0:
+            return 0.0
+        got = sum(self.idf(p) * said.get(p, 0.0) for p in parts)
+        k = sum(1 for p in parts if said.get(p, 0.0) > 0)
+        return (got / mass) * min(1.0, got / (NAME_SHARE * total)) * (1 - ONE_WORD ** k)
+
+    def weight(self, c: Concept) -> float:
+        """What a query word is worth: the idf of its own terms when the project has them,
+        else of the best equivalent it stands for (a rare abbreviation in its group does
+        not make a common word weigh more: 'value' is worth 'value', not a rare 'val')."""
+        own = [self.idf(t) for t, w in c.terms.items() if w >= 1.0]
+        if any(own):
+            return max(own)
+        return max((self.idf(t) * w for t, w in c.terms.items()), default=0.0)
+
     def rank(self, text: str, pool: int = POOL) -> list[Ranked]:
         """The best ``pool`` symbols for ``text``, best first."""
         concepts = self.concepts(text)
-        weight_of = {c.word: max((self.idf(t) * w for t, w in c.terms.items()), default=0.0)
-                     for c in concepts}
+        weight_of = {c.word: self.weight(c) for c in concepts}
         total = sum(weight_of.values())
         if total <= 0:
             return []
@@ -243,29 +277,66 @@ class SymbolRanker:
             best: dict[int, float] = {}
             strength: dict[int, float] = {}
             for t, w in c.terms.items():
-                idf = self.idf(t)
-                if idf <= 0:
+                # An equivalent is never worth more than the word itself ('value' found as
+                # a rare 'val' counts as 'value').
+                worth = min(self.idf(t) * w, cw)
+                if worth <= 0:
                     continue
                 for key, fw in FIELD_WEIGHTS.items():
                     for i in self.post[key].get(t, ()):
                         dl = self.lengths[key][i]
-                        v = idf * w * fw * (1 + K1) / (1 + K1 * (1 - B + B * dl / self.avg[key]))
+                        v = worth * fw * (1 + K1) / (1 + K1 * (1 - B + B * dl / self.avg[key]))
                         if v > best.get(i, 0.0):
                             best[i] = v
-                        if idf * w > strength.get(i, 0.0):
-                            strength[i] = idf * w
+                        if worth > strength.get(i, 0.0):
+                            strength[i] = worth
             for i, v in best.items():
                 score[i] = score.get(i, 0.0) + v
                 cover[i] = cover.get(i, 0.0) + min(strength[i], cw)
                 matched.setdefault(i, set()).add(c.word)
+        said: dict[str, float] = {}
+        for c in concepts:
+            for t, w in c.terms.items():
+                said[t] = max(said.get(t, 0.0), w)
         out: list[Ranked] = []
         for i, s in score.items():
             cv = cover[i] / total
             rel, sym = self.syms[i]
             out.append(Ranked(rel, sym, s * (COVER_FLOOR + (1 - COVER_FLOOR) * cv), cv,
-                              matched[i]))
+                              matched[i], self.name_match(self.names[i], said, total)))
         out.sort(key=lambda r: (-r.score, r.rel, int(r.sym["start"])))
+        if PAIR_GAIN > 0 and len(concepts) > 1:
+            head = out[:3 * pool]
+            for r in head:
+                r.score *= 1.0 + PAIR_GAIN * self.pairs(r.sym, concepts, weight_of) / total
+            head.sort(key=lambda r: (-r.score, r.rel, int(r.sym["start"])))
+            out = head
         return out[:pool]
+
+    def pairs(self, sym: dict[str, Any], concepts: list[Concept],
+              weight_of: dict[str, float]) -> float:
+        """Weight of the neighbouring query words found next to each other in the
+        symbol's name or docstring ('control characters', 'byte count'): the lighter word
+        of each such pair."""
+        fields = sym.get("f") or {}
+        found: set[int] = set()  # the pairs (by their first word's place in the query)
+        for key in ("n", "d"):
+            terms = (fields.get(key) or "").split()
+            if len(terms) < 2:
+                continue
+            at: dict[str, list[int]] = {}
+            for p, t in enumerate(terms):
+                at.setdefault(t, []).append(p)
+            for k, (a, b) in enumerate(zip(concepts, concepts[1:])):
+                pa = {p for t in a.terms for p in at.get(t, ())}
+                if k in found or not pa:
+                    continue
+                pb = {p for t in b.terms for p in at.get(t, ())}
+                if any(p + d in pb for p in pa for d in (-1, 1)):
+                    found.add(k)
+        got = sum(min(weight_of[concepts[k].word], weight_of[concepts[k + 1].word])
+                  for k in found)
+        return got
 
 
 # ---------------------------------------------------------------------- query helpers
@@ -312,8 +383,8 @@ def spelled_words(text: str) -> set[str]:
 
 
 def _boost(rel: str, sym: dict[str, Any], named: list[str], raw_words: set[str],
-           stems: dict[str, int], q_terms: set[str], stemmer: str,
-           spelled: set[str] | None = None) -> float:
+           stems: dict[str, int], spelled: set[str] | None = None,
+           name_said: float = 0.0) -> float:
     """Code-aware multipliers on the score: the file the query names, the symbol it
     spells (``spelled``: see :func:`spelled_words`; all raw words when not given)."""
     f = 1.0
@@ -329,10 +400,9 @@ def _boost(rel: str, sym: dict[str, Any], named: list[str], raw_words: set[str],
         if parts[-1] in (raw_words if spelled is None else spelled):
             f *= 1.5  # the query spells the symbol's name
         else:
-            # 'atomic write' for atomic_write, 'reserve stock' for reserveStock
-            pieces = _identifier_parts(name.split(".")[-1], stemmer)
-            if pieces:
-                f *= 1.0 + 0.5 * len(pieces & q_terms) / len(pieces)
+            # 'atomic write' for atomic_write, 'reserve stock' for reserveStock, and
+            # 'beginning of a flag' for _start_of_option (see SymbolRanker.name_match)
+            f *= 1.0 + NAME_GAIN * name_said
         if len(parts) > 1 and any(p in raw_words for p in parts[:-1]):
             f *= 1.2
     kind = sym.get("kind")

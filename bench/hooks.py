@@ -8,7 +8,9 @@
   agent runs it, timed from process start to its exit, p50/p95 over ``--runs`` calls per
   store after a first call timed apart (``first_ms``: no packed branch copies yet, as after
   a save that rewrote the top of the tree), then the same prompts again (``warm_``: the
-  copies of every branch those prompts open are written); synthetic memories from :mod:`bench.synthetic`,
+  copies of every branch those prompts open are written); session-start also as
+  ``session-start-changed``, each call with the kept digest removed, as after a save
+  (:mod:`ihmt.faces.digest_cache`); synthetic memories from :mod:`bench.synthetic`,
   prompts that generator's queries, so most calls search. The children run with their
   bytecode cached, as an installed IHMT does. Baseline in the same run: ``python -c
   pass``, the interpreter's own start.
@@ -135,8 +137,10 @@ def _store_latency(n: int, runs: int, semantic: bool, env: dict[str, str]) -> di
         built = time.perf_counter() - t0
         cmd = [sys.executable, "-m", "ihmt.faces.cli", "--path", str(store), "hook"]
         rows: dict[str, Any] = {"memories": n, "build_s": built, "semantic": semantic}
-        events = ["prompt-submit", "session-start"] + (["prompt-submit-semantic"]
-                                                      if semantic else [])
+        # "session-start-changed": every call after a change, its kept digest removed
+        # (ihmt.faces.digest_cache); "session-start": the store unchanged between calls
+        events = ["prompt-submit", "session-start", "session-start-changed"] + (
+            ["prompt-submit-semantic"] if semantic else [])
         for event in events:
             progress(f"latency: {n} memories, {event}")
             call_env = {**env, "IHMT_HOOK_SEMANTIC": "on"} \
@@ -150,8 +154,10 @@ def _store_latency(n: int, runs: int, semantic: bool, env: dict[str, str]) -> di
                            "session_id": "bench", "prompt": f"what was {q}?"} \
                     if event.startswith("prompt-submit") else \
                     {"hook_event_name": "SessionStart", "cwd": tmp, "source": "startup"}
-                s, text = _timed(cmd + [event.removesuffix("-semantic")],
-                                 json.dumps(payload), call_env)
+                if event == "session-start-changed":
+                    (store / "state" / "cache" / "digest.json").unlink(missing_ok=True)
+                s, text = _timed(cmd + [event.removesuffix("-semantic").removesuffix(
+                    "-changed")], json.dumps(payload), call_env)
                 times.append(s)
                 injected += bool(text.strip()) and 0 < i <= runs
             warm = _stats(times[runs + 1:])
@@ -268,7 +274,8 @@ def _table(result: dict[str, Any]) -> str:
     if lat:
         rows = [{"memories": "python -c pass", "event": "-", **lat["python_start"]}]
         for s in lat["stores"]:
-            for ev in ("prompt-submit", "session-start", "prompt-submit-semantic"):
+            for ev in ("prompt-submit", "session-start", "session-start-changed",
+                       "prompt-submit-semantic"):
                 if ev in s:
                     rows.append({"memories": s["memories"], "event": ev, **s[ev]})
         parts.append(format_table(rows, ["memories", "event", "p50_ms", "p95_ms", "first_ms",

@@ -108,7 +108,7 @@ def main_hook(argv: list[str], path: str | None, stdin: TextIO | None = None,
         stdout.write(json.dumps({**info, "seconds": round(time.monotonic() - started, 4)},
                                 ensure_ascii=False) + "\n")
     elif text:
-        stdout.write(_output(args.event, text, args.plain))
+        stdout.write(_output(args.event, text, args.plain, info.get("masked", False)))
     stdout.flush()
     _write_cache(opened, timeout, store)
     return 0
@@ -136,22 +136,38 @@ def _lexical_only() -> None:
 def _run(event: str, payload: dict[str, Any], store: Path,
          opened: list[Any]) -> tuple[str, dict[str, Any]]:
     _lexical_only()
-    from ..memory import Memory  # imported here so that --help and IHMT_HOOKS=off stay light
-    from ..recall import describe
     from ..scope import project_from_env
 
     if not (store / "root.json").exists() and not (store / "layer_0").exists():
         return "", {"injected": False, "reason": f"no memory at {store}"}
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
-    mem = Memory.open(store, project=project_from_env(cwd))  # the session's repository
+    project = project_from_env(cwd)  # the session's repository
+    key = ""
+    if event == "session-start":  # an unchanged store gives the digest it gave last time
+        from . import digest_cache
+
+        key = digest_cache.stamp(store, project, Path(cwd).name if cwd else "")
+        kept = digest_cache.read(store, key)
+        if kept is not None:
+            return kept, {"injected": bool(kept), "reason": "digest, kept from an unchanged "
+                          "store" if kept else "nothing on record qualifies", "text": kept,
+                          "masked": True}
+    from ..memory import Memory  # imported here so that --help and IHMT_HOOKS=off stay light
+    from ..recall import describe
+
+    mem = Memory.open(store, project=project)
     mem.store.defer_branch_cache = True
     opened.append(mem.store)
     opened.append(mem.timeline)  # its packed copy too (ihmt.timeline.snapshot)
     try:
         if event == "session-start":
+            from ..render import for_reader  # what goes into the model's context: masked
+
             text = mem.session_digest(cwd=cwd)
+            text = for_reader(text) if text else ""
+            digest_cache.write(store, key, text)
             return text, {"injected": bool(text), "reason": "digest" if text
-                          else "nothing on record qualifies", "text": text}
+                          else "nothing on record qualifies", "text": text, "masked": True}
         prompt = payload.get("prompt")
         if not isinstance(prompt, str) or not prompt.strip():
             return "", {"injected": False, "reason": "the payload has no prompt"}
@@ -161,10 +177,11 @@ def _run(event: str, payload: dict[str, Any], store: Path,
         mem.store.clear_cache()
 
 
-def _output(event: str, text: str, plain: bool) -> str:
-    from ..render import for_reader  # what goes into the model's context: secrets masked
+def _output(event: str, text: str, plain: bool, masked: bool = False) -> str:
+    if not masked:
+        from ..render import for_reader  # what goes into the model's context: masked
 
-    text = for_reader(text)
+        text = for_reader(text)
     if plain:
         return text + "\n"
     return json.dumps({"hookSpecificOutput": {"hookEventName": EVENTS[event],

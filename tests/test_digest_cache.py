@@ -7,24 +7,13 @@ import json
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from ihmt import Memory
 
+from . import test_hooks
 from .test_hooks import PY, context_of, run_hook, start_payload
 
 CACHE = Path("state") / "cache" / "digest.json"
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Path:
-    path = tmp_path / "ihmt_memory"
-    with Memory.open(path, create=True) as m:
-        m.save("We decided to use Postgres for billing because we need transactions.",
-               date="2026-03-01")
-        m.save("I prefer tabs over spaces in Go code; never use spaces.", date="2026-03-03")
-        m.save("The staging server runs on port 8443 behind nginx.", date="2026-03-02")
-    return path
+store = test_hooks.store  # the same store fixture: a few dated decisions and notes
 
 
 def _explain(store: Path, cwd: str = "/home/dev/billing") -> dict:

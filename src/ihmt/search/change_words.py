@@ -42,7 +42,17 @@ CUE = lazy(
     r"(?!\s+(?:meeting|call|chat|channel|room|lunch|offsite|early))"
     r"|(?:quit|resigned)(?=\s*(?:[.;,!?]|$|and\b|last\b|in\b|(?:from\s+)?(?:the\s+|our\s+"
     r"|her\s+|his\s+|their\s+|my\s+)?(?:company|team|job|role|position|firm)))"
-    r"|se\s+fue|se\s+jubilo|renuncio)\b|->|\u2192")  # (an arrow: "Postgres -> CockroachDB")
+    r"|se\s+fue|se\s+jubilo|renuncio"
+    # a change said as a noun, once it is done: "finished the X migration", "the cutover
+    # to X", "X took over", "new home: X", "terminamos la migración a X"
+    r"|(?:finish|complet|wrapp?)\w*(?:\s+up)?\s+(?:\S+\s+){0,4}?(?:migration|cut-?over|move)s?"
+    r"|migrations?\s+(?:\S+\s+){0,5}?(?:is|was|are|were)\s+(?:done|complete|completed"
+    r"|finished|over|live)"
+    r"|cut-?over|cut\s+(?:\S+\s+){0,4}?over\s+to|switch-?over|took\s+over|taken\s+over"
+    r"|handed\s+(?:\S+\s+){0,3}?over\s+to|transition(?:ed|ing)?\s+to|new\s+home"
+    r"|(?:terminamos|completamos|acabamos|cerramos)\s+(?:\S+\s+){0,4}?(?:migracion|mudanza)"
+    r"|migracion\s+(?:\S+\s+){0,5}?(?:esta|quedo|ya\s+esta)\s+(?:hecha|terminada|lista"
+    r"|completada)|tomo\s+el\s+relevo)\b|->|\u2192")  # (an arrow: "Postgres -> CockroachDB")
 
 # Where the old value stands in a change: "from X", "replaced X", "instead of X", "off X",
 # "dropped X", "de X a", "en lugar de X" (the word right after).
@@ -68,8 +78,14 @@ OLD_SLOT = lazy(
 
 # Where the new value stands: "switched to UTC", "replaced X with Y", "X -> Y", "por Y".
 NEW_SLOT = lazy(
-    r"(?:\b(?:to|into|onto|with|by|por|hacia|a)|->|\u2192)\s+(?:the\s+|el\s+|la\s+|los\s+"
-    r"|las\s+|our\s+)?(\w[\w.+#-]*)")
+    r"(?:\b(?:to|into|onto|with|by|por|hacia|a|new\s+home:?|nuevo\s+hogar:?)|->|\u2192)\s+"
+    r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+)?(\w[\w.+#-]*)")
+
+# A new value said before the word of change: "the Keycloak migration", "Cognito took
+# over", "la migración a X" is NEW_SLOT's. Group 1: up to two words before it.
+NEW_AHEAD = lazy(
+    r"(\w[\w.+#-]*(?:\s+\w[\w.+#-]*)?)\s+(?:migration|cut-?over|rollout|took\s+over"
+    r"|taken\s+over|tomo\s+el\s+relevo)\b")
 # A clause that says what went away ("ya no mandamos los logs a Papertrail"): its "a X" is
 # no new value.
 GONE_WORDS = lazy(

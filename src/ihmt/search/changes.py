@@ -47,221 +47,215 @@ seen); otherwise those memories are read, and for a same-day pair their save tim
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from ..model import Hit
 from ..text import clip_shown, fold, tokenize
-from .change_words import (
-    CALENDAR,
-    CLAUSE,
-    CUE,
-    FUTURE,
-    GONE_WORDS,
-    NEW_PLACE,
-    NEW_SLOT,
-    NOT_DONE,
-    OLD_SLOT,
-    REASON,
-    STILL,
-    USE_VERBS,
-    WAY,
-)
-
-# Weekdays and months are values though Spanish writes them in lower case ("lunes").
-_DAYS_AND_MONTHS = CALENDAR - {"may"}  # (English "may" is a verb)
+from .change_notes import Note, read_note, use_verbs
+from .change_words import CUE
 
 WINDOW = 8  # hits looked at: the versions of one answer rank close together
-_WORD = re.compile(r"[\w][\w.+#-]*")
-_SENTENCE_END = re.compile(r"[.!?:;\n]\s*$")
+LEADS = 3  # of those, the first ones whose later changes are looked for beyond the hits
+FOLLOW = 12  # memories that descent returns
 
 
-@dataclass
-class _Note:
-    """What the rule reads of one memory."""
-
-    words: set[str] = field(default_factory=set)  # its index terms
-    names: set[str] = field(default_factory=set)  # terms of the words that read as names
-    values: set[str] = field(default_factory=set)  # the names that are no short acronym
-    changed: set[str] = field(default_factory=set)  # terms of its clauses saying a change
-    kept: set[str] = field(default_factory=set)  # terms of its clauses saying "still"
-    gone: set[str] = field(default_factory=set)  # terms said in the old value's place
-    new: set[str] = field(default_factory=set)  # terms said in the new value's place
-    cues: set[str] = field(default_factory=set)  # terms of its words of change ("instead")
-    whole: set[str] = field(default_factory=set)  # terms of whole words (not "cloud" of
-    #   "CloudFormation")
-    moved_to: set[str] = field(default_factory=set)  # names where a change puts its value
-    hedged: bool = False  # a plan, a wish, an attempt or a time to come anywhere in it
-    parts: set[str] = field(default_factory=set)  # terms found only inside a longer name
-    #   ("ci" of "CircleCI")
-    ways: set[str] = field(default_factory=set)  # terms of the words that say how a name
-    #   serves ("generated" of "generated with JasperReports")
-
-
-def _read(text: str, stemmer: str) -> _Note:
-    note = _Note(words=set(tokenize(text, stemmer)))
-    before = 0  # where the previous word starts: it and the gap after it end the prefix
-    for m in _WORD.finditer(text):
-        w = m.group()
-        whole = tokenize(w, stemmer)[:1]  # "OpenSearch" is one name, not "search"
-        note.whole.update(whole)
-        start = m.start() == 0 or bool(_SENTENCE_END.search(text, before, m.start()))
-        before = m.start()
-        if any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:]) or \
-                (w[0].isupper() and not start) or fold(w).rstrip(".") in _DAYS_AND_MONTHS:
-            note.names.update(whole)
-            note.parts.update(tokenize(w, stemmer)[1:])
-            if not (w.isupper() and len(w) <= 4):  # "CI", "API", "DB" may be a subject
-                note.values.update(whole)
-    folded = fold(text)
-    note.hedged = bool(NOT_DONE.search(folded) or FUTURE.search(folded))
-    said = False  # the clause before said a change
-    for clause in CLAUSE.split(folded):
-        still = bool(STILL.search(clause))
-        if still:
-            note.kept.update(tokenize(clause, stemmer))
-        for slot in OLD_SLOT.finditer(clause):
-            note.gone.update(tokenize(next((g for g in slot.groups() if g), ""), stemmer))
-        if not GONE_WORDS.search(clause):  # "switched to UTC": UTC is no old value
-            for slot in NEW_SLOT.finditer(clause):
-                note.new.update(tokenize(slot.group(1), stemmer))
-        cues = list(CUE.finditer(clause))
-        for m in cues:
-            note.cues.update(tokenize(m.group(), stemmer))
-        cue = cues[0] if cues else None
-        if cue is None:
-            if said and not still and REASON.search(clause):  # "; Clerk could not keep up"
-                note.changed.update(tokenize(clause, stemmer))
-            said = False
+def later_changes(look: list[Hit], terms: set[str], stemmer: str,
+                  find: Callable[[list[str], int], list[Hit]]) -> list[Hit]:
+    """Memories beyond ``look`` that may say one of its first answers changed: found by
+    the answers' own words (their subject and their values, not the question's), dated no
+    earlier than the oldest of them, holding a word of change. The question finds the
+    thing; what became of it is said in the words of the thing ("who hosts the
+    documentation?" finds "The docs site is hosted on Render"; "The docs site migrated to
+    GitHub Pages" shares no word with the question)."""
+    leads = [h for h in look[:LEADS] if h.date]
+    if not leads:
+        return []
+    uses = use_verbs(stemmer)
+    words = list(dict.fromkeys(t for h in leads for t in tokenize(_shown(h), stemmer)
+                               if t not in uses))
+    if not words:
+        return []
+    since = min((h.date or "")[:10] for h in leads)
+    seen = {h.id for h in look}
+    out = []
+    for h in find(words, FOLLOW):
+        if h.id in seen or (h.date or "")[:10] < since:
             continue
-        said = not (FUTURE.search(clause) or NOT_DONE.search(clause, 0, cue.end()))
-        if said:
-            note.changed.update(tokenize(clause, stemmer))
-            for slot in [*NEW_SLOT.finditer(clause, cue.start()),
-                         *NEW_PLACE.finditer(clause, cue.start())]:
-                # a value may be of several words: "to Node 22", "a Grafana Loki"
-                value = " ".join(clause[slot.start(1):slot.start(1) + 60].split()[:3])
-                note.moved_to.update(tokenize(value, stemmer))
-    note.moved_to &= note.names
-    note.parts -= note.whole
-    for m in WAY.finditer(text):
-        if set(tokenize(m.group(2), stemmer)[:1]) & note.names:
-            note.ways.update(tokenize(m.group(1), stemmer))
-    note.ways -= note.names  # ("Fly" of "Fly Machines" is the value, not how it serves)
-    return note
-
-
-@functools.lru_cache(maxsize=8)
-def _use_verbs(stemmer: str) -> frozenset[str]:
-    return frozenset(tokenize(USE_VERBS, stemmer))
+        if CUE.search(fold(h.excerpt or h.title)):
+            seen.add(h.id)
+            out.append(h)
+    return out
 
 
 def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                   saved_at: Callable[[str], str], excerpt: Callable[[Hit], str],
-                  facts_of: Callable[[str], frozenset[str]]) -> list[Hit]:
+                  facts_of: Callable[[str], frozenset[str]],
+                  find: Callable[[list[str], int], list[Hit]] | None = None) -> list[Hit]:
     """``hits`` with each later memory that says it changed an earlier one right before
     that one, which is flagged outdated (see the module docstring). ``terms``: the query's
     index terms; ``saved_at(id)``: when a memory was saved (orders a same-day pair);
     ``excerpt(hit)``: the later memory as the flag quotes it; ``facts_of(id)``: the
-    timeline's ``subject::attribute`` keys a memory states."""
+    timeline's ``subject::attribute`` keys a memory states; ``find(words, k)``: the
+    memories of the answer's scope that best match ``words`` (:func:`later_changes`), or
+    None to look at the hits only."""
     look = [h for h in hits[:WINDOW] if h.matched]
+    extra = later_changes(look, terms, stemmer, find) if find is not None and look else []
+    pool = look + extra
     # Most answers hold no word of change: their excerpts (no leaf read) say so.
-    if len(look) < 2 or not any(CUE.search(fold(h.excerpt or h.title)) for h in look):
+    if len(pool) < 2 or not any(CUE.search(fold(h.excerpt or h.title)) for h in pool):
         return hits
-    notes = {h.id: _read(h.text, stemmer) for h in look}
+    notes = {h.id: read_note(h.text, stemmer) for h in pool}
     if not any(n.changed for n in notes.values()):
         return hits
-    days = [h.date or "" for h in look]
+    for h in extra:  # the question's words it holds, as the descent would have matched
+        h.matched = [t for t in sorted(terms) if t in notes[h.id].words]
+    days = [h.date or "" for h in pool]
     tied = {d for d in days if days.count(d) > 1}  # only a same-day pair needs the hour
     when = {h.id: (h.date or "", saved_at(h.id) if (h.date or "") in tied else "")
-            for h in look}
+            for h in pool}
     # (of a same-second pair, the one saying a change is taken as the later)
-    order = sorted(look, key=lambda h: (when[h.id], bool(notes[h.id].changed)))
+    order = sorted(pool, key=lambda h: (when[h.id], bool(notes[h.id].changed)))
+    found = {h.id for h in extra}
     out = list(hits)
     for i, new in enumerate(order):
         n = notes[new.id]
         if not n.changed or new.outdated:
             continue
         for old in order[:i]:
-            o = notes[old.id]
-            # Two memories the timeline holds as statements of one attribute about two
-            # subjects are about two things ("the Vega service switched its login to
-            # Auth0" is no news of Delta's); of one subject, the timeline links them.
-            attrs = {k.split("::", 1)[-1] for k in facts_of(old.id)}
-            if attrs & {k.split("::", 1)[-1] for k in facts_of(new.id)}:
+            if old not in out:  # a memory found beyond the hits that changed nothing shown
                 continue
+            o = notes[old.id]
             # Saved in the same second (a paste of notes): the one saying a change is the
             # later, unless both say one.
             later = when[old.id] < when[new.id] or (when[old.id] == when[new.id]
                                                    and not o.changed)
-            # (one project's change says nothing of another's memory, nor of the user's)
-            both = set(old.matched) & set(new.matched)
-            if old.outdated or not later or old.scope != new.scope or not both:
+            if old.outdated or not later or old.scope != new.scope:
                 continue
-            # The subject: a word of the question both match that is no value of either
-            # and no word of change, said as a word of its own in both ("billing"; not
-            # "Cloud" of "Cloud Run" or of "CloudFormation", which two decisions about two
-            # services may both name, nor their "instead").
-            subject = both & o.whole & n.whole
-            if not subject - (o.values | n.values | o.gone | n.gone | o.cues | n.cues):
+            kind = _link(old, o, new, n, terms, stemmer, facts_of,
+                         beyond=new.id in found)
+            if kind is None:
                 continue
-            values = (o.words & n.changed) - terms - n.kept - o.gone - n.new
-            # A value said where the old one stands ("from yarn"), or a name of both that
-            # the later memory replaces with a name of its own: a memory naming only what
-            # the earlier one named ("now that billing runs on Postgres ...") confirms it.
-            fresh = n.names - o.words - terms
-            if not (values & n.gone or (fresh and values & (o.names | n.names))):
-                # Said without the old value ("deploys migrated to GitHub Actions"): about
-                # the same thing (a word both matched, inside the change, that is no verb of
-                # use), a name of its own where the new value stands, the earlier memory
-                # naming one the later does not, and no plan, attempt or wish anywhere in
-                # the later ("probamos a mover X a Y y lo revertimos"). The later comes
-                # first, and the earlier is flagged "possibly changed": nothing says which
-                # value went away, but no longer a rival answer.
-                # And every query word the earlier matched, the later matches too, but for
-                # verbs of use and the word that says how the earlier's value serves ("se
-                # generan con X"): "the Harbor search service was migrated to X" is no
-                # news of the Harbor *billing* service's port.
-                # (The earlier's own words: a version that changed one before it carries
-                # that one's matched words too; and not a word found only inside one of its
-                # names, "ci" of "CircleCI", which is its value matching, not its subject.)
-                uses = _use_verbs(stemmer)
-                subject = set(old.matched) & set(new.matched) & n.changed
-                if (not n.hedged and subject - uses
-                        and not (set(old.matched) & o.words) - set(new.matched) - uses - o.ways
-                        - o.parts
-                        and (n.moved_to & fresh) - n.kept and o.names - n.words - terms):
-                    old.superseded_by = new.id
-                    # Flagged only on firmer ground: two subject words in common, or the
-                    # question asks by the very word that says how the earlier's value
-                    # serves ("¿dónde corren los workers?" of "los workers corren en Fly").
-                    # "We write docs in Markdown" is no version of "we moved the docs to
-                    # Netlify": it only follows it.
-                    if len(subject - uses) >= 2 or (o.ways & set(old.matched)) - subject:
-                        old.outdated = True
-                        old.notices.append(f"possibly changed by a later memory ({new.id}, "
-                                           f"{new.date or 'undated'}): {excerpt(new)}")
-                    if out.index(new) > out.index(old):
-                        out.remove(new)
-                        out.insert(out.index(old), new)
-                        new.score = max(new.score, old.score * 1.01)
-                continue
-            old.outdated = True
             old.superseded_by = new.id
-            old.notices.append(f"changed by a later memory ({new.id}, "
-                               f"{new.date or 'undated'}): {excerpt(new)}")
-            # The later version answers what the earlier one matched (as a correction
-            # does: ihmt.search.answer.corrections_first).
-            new.matched = list(dict.fromkeys([*new.matched, *old.matched]))
-            if out.index(new) > out.index(old):
-                out.remove(new)
-                out.insert(out.index(old), new)
-                new.score = max(new.score, old.score * 1.01)
+            if kind == NAMED:
+                old.outdated = True
+                old.notices.append(f"changed by a later memory ({new.id}, "
+                                   f"{new.date or 'undated'}): {excerpt(new)}")
+                # The later version answers what the earlier one matched (as a correction
+                # does: ihmt.search.answer.corrections_first).
+                new.matched = list(dict.fromkeys([*new.matched, *old.matched]))
+            elif kind == POSSIBLY:
+                old.outdated = True
+                old.notices.append(f"possibly changed by a later memory ({new.id}, "
+                                   f"{new.date or 'undated'}): {excerpt(new)}")
+                new.matched = list(dict.fromkeys([*new.matched, *old.matched]))
+            _before(out, new, old)
     return out
+
+
+NAMED = "named"  # the later memory names the value it replaced: the earlier is outdated
+POSSIBLY = "possibly"  # a change said without the old value, on firm ground: flagged so
+FOLLOWS = "follows"  # ... on weaker ground: the later only comes first
+
+
+def _before(out: list[Hit], new: Hit, old: Hit) -> None:
+    """Put ``new`` right before ``old`` in ``out`` (``new`` may not be in it yet)."""
+    if new in out:
+        if out.index(new) < out.index(old):
+            return
+        out.remove(new)
+    out.insert(out.index(old), new)
+    new.score = max(new.score, old.score * 1.01)
+
+
+def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
+          facts_of: Callable[[str], frozenset[str]], *, beyond: bool) -> str | None:
+    """How the later ``new`` (read as ``n``) is a version of the earlier ``old`` (``o``):
+    :data:`NAMED`, :data:`POSSIBLY`, :data:`FOLLOWS` or None. ``beyond``: ``new`` was
+    found by the answer's own words, not by the question (:func:`later_changes`)."""
+    # Two memories the timeline holds as statements of one attribute about two subjects
+    # are about two things ("the Vega service switched its login to Auth0" is no news of
+    # Delta's); of one subject, the timeline links them.
+    attrs = {k.split("::", 1)[-1] for k in facts_of(old.id)}
+    if attrs & {k.split("::", 1)[-1] for k in facts_of(new.id)}:
+        return None
+    uses = use_verbs(stemmer)
+    # The subject: a word both say as a word of its own that is no value of either and
+    # no word of change ("billing"; not "Cloud" of "Cloud Run" or of "CloudFormation",
+    # which two decisions about two services may both name, nor their "instead"). Of two
+    # hits, a word of the question both match; of a memory found by the answer's words,
+    # a word of the question or two words of the answer.
+    said = (o.whole & n.whole) - (o.values | n.values | o.gone | n.gone | o.cues | n.cues)
+    subject = said & set(old.matched) & set(new.matched)
+    if beyond and not subject and len(said - uses) >= 2:
+        subject = said - uses
+    if not subject:
+        return None
+    values = (o.words & n.changed) - terms - n.kept - o.gone - n.new
+    # A value said where the old one stands ("from yarn"), or a name of both that the
+    # later memory replaces with a name of its own: a memory naming only what the earlier
+    # one named ("now that billing runs on Postgres ...") confirms it.
+    fresh = n.names - o.words - terms
+    if values & n.gone or (fresh and values & (o.names | n.names)):
+        return NAMED
+    # Said without the old value ("deploys migrated to GitHub Actions"): about the same
+    # thing (a subject word inside the change that is no verb of use), a name of its own
+    # where the new value stands, the earlier memory naming one the later does not, and
+    # no plan, attempt or wish anywhere in the later ("probamos a mover X a Y y lo
+    # revertimos").
+    about = (set(old.matched) & set(new.matched) & n.changed) - uses
+    if beyond and not about:
+        about = (said & n.changed) - uses
+    if n.hedged or not about or not (n.moved_to & fresh) - n.kept or \
+            not o.names - n.words - terms:
+        return None
+    # And every query word the earlier matched, the later matches too, but for verbs of
+    # use and the word that says how the earlier's value serves ("se generan con X"):
+    # "the Harbor search service was migrated to X" is no news of the Harbor *billing*
+    # service's port. (The earlier's own words: a version that changed one before it
+    # carries that one's matched words too; and not a word found only inside one of its
+    # names, "ci" of "CircleCI", which is its value matching, not its subject.)
+    if (set(old.matched) & o.words) - set(new.matched) - uses - o.ways - o.parts:
+        return None
+    # Flagged only on firmer ground: two subject words in common, or the question asks by
+    # the very word that says how the earlier's value serves ("¿dónde corren los
+    # workers?" of "los workers corren en Fly"). "We write docs in Markdown" is no version
+    # of "we moved the docs to Netlify": it only follows it.
+    if len(about) >= 2 or (o.ways & set(old.matched)) - subject:
+        return POSSIBLY
+    return FOLLOWS
 
 
 def quote(hit: Hit) -> str:
     """How a flag quotes the memory that changed it."""
     return clip_shown(hit.text, 120)
+
+
+def _shown(h: Hit) -> str:
+    """The memory's text if it was read, else its excerpt (no leaf read for it)."""
+    return h._text if h._text is not None else (h.excerpt or h.title)
+
+
+def version_head(best: Hit, hits: list[Hit]) -> bool:
+    """Whether ``best`` is the newest of versions the rule linked and flagged: an earlier
+    memory among ``hits`` is outdated because ``best`` changed it."""
+    return any(h.outdated and h.superseded_by == best.id for h in hits)
+
+
+def no_rival(terms: set[str], stemmer: str) -> Callable[[Hit, Hit], bool]:
+    """For a question about now: whether a runner-up gives no other answer than ``best``.
+
+    Two memories that name the same value are no rival answers ("moved the session cache
+    to DragonflyDB" and "decided to keep the session cache on DragonflyDB"): the one
+    names no value the best does not hold as current. Nor is a plan, an attempt or a wish
+    ("plan for next quarter: move order events to RabbitMQ"): it says what may be, not
+    what is. Either still stands in the answer; it only does not make it AMBIGUOUS."""
+    def agrees(best: Hit, other: Hit) -> bool:
+        o = read_note(_shown(other), stemmer)
+        b = read_note(_shown(best), stemmer)
+        if o.hedged and not b.hedged:
+            return True
+        mine = o.values - terms
+        if not mine:
+            return False
+        return mine <= (b.values - b.gone - terms) and not o.gone & (b.values - b.gone)
+    return agrees

@@ -25,7 +25,8 @@ from ..timeline.supersede import versions_together
 from . import scoped
 from .answer import annotate, corrections_first, finish, rerank
 from .asked import answer_type_terms
-from .changes import changes_first, quote
+from .change_notes import use_verbs
+from .changes import changes_first, no_rival, quote, version_head
 from .descent import Descent, ScopeFilter, descend
 from .hybrid import blend, keep_semantic_first, lexical_coverage
 from .intent import asks_for_current, fact_intent
@@ -91,18 +92,32 @@ class Searcher:
                                      stemmer=stem, current=current)
         if not period:  # a change said in words leads what it changed (and is flagged)
             lead_id = hits[0].id if grouped is not None and hits else None
+
+            def later(found_by: list[str], k: int) -> list[Hit]:
+                """The memories ``found_by`` finds best, in the view searched."""
+                more = scoped.label(_hits(self.descend(found_by, k, flt), loader), view,
+                                    root)
+                annotate(more, self.timeline, self.excerpt)
+                return more
+
             hits = changes_first(hits, terms=set(words), stemmer=stem,
                                  saved_at=self._saved_at, excerpt=quote,
-                                 facts_of=self.timeline.keys_of)
+                                 facts_of=self.timeline.keys_of, find=later)
             if lead_id is not None and hits and hits[0].id != lead_id:
                 # a later change moved above the version group's newest: the group does not
                 # decide this answer, the ordinary confidence does, and its flags go
                 grouped = value = None
                 _unflag(hits, before)
         result.hits = scoped.in_scope_first(hits)
+        types = answer_type_terms(base, stem)
+        slack: frozenset[str] = frozenset()
+        if not period and result.hits and version_head(result.hits[0], result.hits[:top_k]):
+            # The newest of versions a change linked: what the question calls the kind of
+            # its answer and its verb of use are how it asks, not what the answer must say.
+            slack = types | (frozenset(words) & use_verbs(stem))
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
-               top_k=top_k, answer_value=value, types=answer_type_terms(base, stem),
-               stemmer=stem)
+               top_k=top_k, answer_value=value, types=types, stemmer=stem,
+               no_rival=None if period else no_rival(set(words), stem), slack=slack)
         if grouped is not None:
             from . import topic  # already loaded by self._topic
 

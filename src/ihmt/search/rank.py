@@ -9,9 +9,10 @@ exactly when the system must ask for a clue instead of guessing.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from ..config import Config
-from ..model import SearchResult
+from ..model import Hit, SearchResult
 from .asked import TYPE_WEIGHT, names_beyond
 
 # Below this many memories idf tells nothing: a word in the only memory there is would weigh
@@ -38,12 +39,17 @@ def _weights(q: list[str], idf: dict[str, float], n_leaves: int) -> dict[str, fl
 
 
 def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leaves: int,
-           cfg: Config, types: frozenset[str] = frozenset(), stemmer: str = "english"
-           ) -> None:
+           cfg: Config, types: frozenset[str] = frozenset(), stemmer: str = "english",
+           *, no_rival: Callable[[Hit, Hit], bool] | None = None,
+           slack: frozenset[str] = frozenset()) -> None:
     """Set ``status``, ``confidence`` and ``message`` of ``result`` in place. ``types``: the
     query's words for the kind of its answer (:mod:`ihmt.search.asked`): where the best
     memory lacks them but names something the query does not, they weigh less in the
-    test for NOT FOUND (not in the confidence)."""
+    test for NOT FOUND (not in the confidence). ``slack``: query words that weigh
+    :data:`TYPE_WEIGHT` in the confidence too where the best memory lacks them (the kind
+    of answer and the verb of use, when the best is the newest of linked versions:
+    :func:`ihmt.search.changes.version_head`). ``no_rival(best, other)``: True for a
+    runner-up that gives no other answer (:func:`ihmt.search.changes.no_rival`)."""
     hits = result.hits
     if not hits:
         result.status = "NOT_FOUND"
@@ -53,12 +59,16 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
     q = list(dict.fromkeys(terms))
     weights = _weights(q, idf, n_leaves)
     best = hits[0]
+    if slack:
+        weights = {t: w * (TYPE_WEIGHT if t in slack and t not in best.matched else 1.0)
+                   for t, w in weights.items()}
     total = sum(weights.values()) or 1.0
     coverage = sum(weights[t] for t in set(best.matched) if t in weights) / total
     s1 = best.score
     # Superseded memories are history, shown with their correction: not rivals; nor is
     # another project's memory listed beside an answer in scope (ihmt.search.scoped).
-    current = [h for h in hits[1:] if not h.outdated and not (h.foreign and not best.foreign)]
+    current = [h for h in hits[1:] if not h.outdated and not (h.foreign and not best.foreign)
+               and not (no_rival and no_rival(best, h))]
     s2 = current[0].score if current else 0.0
     margin = (s1 - s2) / s1 if s1 > 0 else 0.0
     result.confidence = round(0.6 * coverage + 0.4 * margin, 3)

@@ -1,0 +1,130 @@
+"""What the rule "a change said in words leads what it changed" (:mod:`ihmt.search.changes`)
+reads of one memory: its names and values, the clauses that say a change, where the old
+and the new value stand, and whether anything in it is a plan, an attempt or a wish.
+
+Kept apart from the rule so that the reading (one pass over the words, the lexicon of
+:mod:`ihmt.search.change_words`) and the decisions made with it can be read on their own.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+
+from ..text import fold, tokenize
+from .change_words import (
+    CALENDAR,
+    CLAUSE,
+    CUE,
+    FUTURE,
+    GONE_WORDS,
+    NEW_AHEAD,
+    NEW_PLACE,
+    NEW_SLOT,
+    NOT_DONE,
+    OLD_SLOT,
+    REASON,
+    STILL,
+    USE_VERBS,
+    WAY,
+)
+
+# Weekdays and months are values though Spanish writes them in lower case ("lunes").
+_DAYS_AND_MONTHS = CALENDAR - {"may"}  # (English "may" is a verb)
+
+_WORD = re.compile(r"[\w][\w.+#-]*")
+_SENTENCE_END = re.compile(r"[.!?:;\n]\s*$")
+
+
+@dataclass
+class Note:
+    """What the rule reads of one memory."""
+
+    words: set[str] = field(default_factory=set)  # its index terms
+    names: set[str] = field(default_factory=set)  # terms of the words that read as names
+    values: set[str] = field(default_factory=set)  # the names that are no short acronym
+    changed: set[str] = field(default_factory=set)  # terms of its clauses saying a change
+    kept: set[str] = field(default_factory=set)  # terms of its clauses saying "still"
+    gone: set[str] = field(default_factory=set)  # terms said in the old value's place
+    new: set[str] = field(default_factory=set)  # terms said in the new value's place
+    cues: set[str] = field(default_factory=set)  # terms of its words of change ("instead")
+    whole: set[str] = field(default_factory=set)  # terms of whole words (not "cloud" of
+    #   "CloudFormation")
+    moved_to: set[str] = field(default_factory=set)  # names where a change puts its value
+    hedged: bool = False  # a plan, a wish, an attempt or a time to come anywhere in it
+    parts: set[str] = field(default_factory=set)  # terms found only inside a longer name
+    #   ("ci" of "CircleCI")
+    ways: set[str] = field(default_factory=set)  # terms of the words that say how a name
+    #   serves ("generated" of "generated with JasperReports")
+
+    @property
+    def says_change(self) -> bool:
+        """A clause of it says a change that is no plan, attempt or wish."""
+        return bool(self.changed)
+
+    def current(self) -> set[str]:
+        """The values it holds as in force: its names but those said to be gone."""
+        return self.values - self.gone
+
+
+def read_note(text: str, stemmer: str) -> Note:
+    """Read ``text`` once: see :class:`Note`."""
+    note = Note(words=set(tokenize(text, stemmer)))
+    before = 0  # where the previous word starts: it and the gap after it end the prefix
+    for m in _WORD.finditer(text):
+        w = m.group()
+        whole = tokenize(w, stemmer)[:1]  # "OpenSearch" is one name, not "search"
+        note.whole.update(whole)
+        start = m.start() == 0 or bool(_SENTENCE_END.search(text, before, m.start()))
+        before = m.start()
+        if any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:]) or \
+                (w[0].isupper() and not start) or fold(w).rstrip(".") in _DAYS_AND_MONTHS:
+            note.names.update(whole)
+            note.parts.update(tokenize(w, stemmer)[1:])
+            if not (w.isupper() and len(w) <= 4):  # "CI", "API", "DB" may be a subject
+                note.values.update(whole)
+    folded = fold(text)
+    note.hedged = bool(NOT_DONE.search(folded) or FUTURE.search(folded))
+    said = False  # the clause before said a change
+    for clause in CLAUSE.split(folded):
+        still = bool(STILL.search(clause))
+        if still:
+            note.kept.update(tokenize(clause, stemmer))
+        for slot in OLD_SLOT.finditer(clause):
+            note.gone.update(tokenize(next((g for g in slot.groups() if g), ""), stemmer))
+        if not GONE_WORDS.search(clause):  # "switched to UTC": UTC is no old value
+            for slot in NEW_SLOT.finditer(clause):
+                note.new.update(tokenize(slot.group(1), stemmer))
+        cues = list(CUE.finditer(clause))
+        for m in cues:
+            note.cues.update(tokenize(m.group(), stemmer))
+        cue = cues[0] if cues else None
+        if cue is None:
+            if said and not still and REASON.search(clause):  # "; Clerk could not keep up"
+                note.changed.update(tokenize(clause, stemmer))
+            said = False
+            continue
+        said = not (FUTURE.search(clause) or NOT_DONE.search(clause, 0, cue.end()))
+        if said:
+            note.changed.update(tokenize(clause, stemmer))
+            for slot in [*NEW_SLOT.finditer(clause, cue.start()),
+                         *NEW_PLACE.finditer(clause, cue.start())]:
+                # a value may be of several words: "to Node 22", "a Grafana Loki"
+                value = " ".join(clause[slot.start(1):slot.start(1) + 60].split()[:3])
+                note.moved_to.update(tokenize(value, stemmer))
+            for slot in NEW_AHEAD.finditer(clause):
+                note.moved_to.update(tokenize(slot.group(1), stemmer))
+    note.moved_to &= note.names
+    note.parts -= note.whole
+    for m in WAY.finditer(text):
+        if set(tokenize(m.group(2), stemmer)[:1]) & note.names:
+            note.ways.update(tokenize(m.group(1), stemmer))
+    note.ways -= note.names  # ("Fly" of "Fly Machines" is the value, not how it serves)
+    return note
+
+
+@functools.lru_cache(maxsize=8)
+def use_verbs(stemmer: str) -> frozenset[str]:
+    """:data:`ihmt.search.change_words.USE_VERBS` as index terms."""
+    return frozenset(tokenize(USE_VERBS, stemmer))

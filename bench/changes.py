@@ -27,8 +27,11 @@ The phrasings (:mod:`bench.changes_corpus`) are written for this benchmark and k
 from the rule. Templates alternate by position between a ``dev`` half and a ``held`` half;
 a rule tuned on the misses of one half is checked on the other. ``--no-changes`` runs IHMT
 with the rule "a change said in words leads what it changed" switched off (the before).
+``--corpus blind`` runs the same harness on :mod:`bench.changes_blind`, phrasings written
+without reading the rules; its misses are not printed.
 
     python -m bench.changes --histories 200 --seed 5 --json
+    python -m bench.changes --corpus blind --histories 200 --seed 5 --json
 """
 
 from __future__ import annotations
@@ -363,16 +366,26 @@ def main(argv: list[str] | None = None) -> int:
                     help="switch off the rule 'a change said in words leads what it changed'")
     ap.add_argument("--half", choices=["dev", "held", "all"], default="all")
     ap.add_argument("--misses", type=int, default=0, help="include this many IHMT misses")
+    ap.add_argument("--corpus", choices=["main", "blind"], default="main",
+                    help="the phrasings: main (bench.changes_corpus) or blind "
+                         "(bench.changes_blind, written without reading the rules)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    histories = generate(args.histories, args.seed)
+    if args.corpus == "blind" and args.misses:
+        ap.error("--misses is refused with --corpus blind: reading its misses would "
+                 "unblind it")
+    make = generate
+    if args.corpus == "blind":
+        from .changes_blind import generate as make
+    histories = make(args.histories, args.seed)
     if args.half != "all":
         histories = [h for h in histories if h.half == args.half]
     progress(f"{len(histories)} histories")
     with rule_off() if args.no_changes else nullcontext():
         out = run(histories)
     label = "ihmt_lexical_no_changes" if args.no_changes else "ihmt_lexical"
-    result: dict[str, Any] = {"env": env_info(), "histories": len(histories),
+    result: dict[str, Any] = {"env": env_info(), "corpus": args.corpus,
+                              "histories": len(histories),
                               "seed": args.seed, "changes_rule": not args.no_changes,
                               "systems": summarize(out["rows"], label),
                               "ihmt_misses": len(out["misses"])}

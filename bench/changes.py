@@ -23,6 +23,10 @@ Figures per system (flat BM25, "the newest of the BM25 matches", IHMT lexical):
 - ``confident_stale``: the answer leads with an older version (for IHMT, FOUND): the worst
   outcome, a confident wrong answer.
 
+Alongside, ``words_reach`` says how far words alone can get on the corpus (a property of
+the data, :func:`bench.changes_blind.reach`), so that corpora of different difficulty can
+be told apart from rules that generalise less.
+
 The phrasings (:mod:`bench.changes_corpus`) are written for this benchmark and kept apart
 from the rule. Templates alternate by position between a ``dev`` half and a ``held`` half;
 a rule tuned on the misses of one half is checked on the other. ``--no-changes`` runs IHMT
@@ -374,6 +378,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.corpus == "blind" and args.misses:
         ap.error("--misses is refused with --corpus blind: reading its misses would "
                  "unblind it")
+    from .changes_blind import reach  # imported here: it imports this module
+
     make = generate
     if args.corpus == "blind":
         from .changes_blind import generate as make
@@ -387,6 +393,7 @@ def main(argv: list[str] | None = None) -> int:
     result: dict[str, Any] = {"env": env_info(), "corpus": args.corpus,
                               "histories": len(histories),
                               "seed": args.seed, "changes_rule": not args.no_changes,
+                              "words_reach": reach(histories),
                               "systems": summarize(out["rows"], label),
                               "ihmt_misses": len(out["misses"])}
     if args.misses:

@@ -209,8 +209,13 @@ def _fields(spec: dict[str, Any], lang: str, now: str, before: str,
 
 
 def fill(tpl: str, lang: str, fields: dict[str, str], **values: str) -> str:
-    """A template with its fields and values; Spanish "de el" / "a el" contracted."""
+    """A template with its fields and values; "a" before a vowel becomes "an" in English,
+    "de el" / "a el" are contracted in Spanish."""
     text = tpl.format(**fields, **values)
+    if lang == "en":  # "a iPhone 14" -> "an iPhone 14"
+        for value in values.values():
+            if value[:1] in "AEIOaeio":
+                text = re.sub(rf"\b([Aa]) (?={re.escape(value)})", r"\1n ", text)
     if lang == "es":
         text = re.sub(r"\b([Dd])e el\b", r"\1el", text)
         text = re.sub(r"\b([Aa]) el\b", r"\1l", text)
@@ -287,3 +292,30 @@ def generate(n: int, seed: int) -> list[History]:
         h.attr_in_question = bool(words & {a.lower() for a in spec["attr"]})
         out.append(h)
     return out
+
+
+def reach(histories: list[History], stemmer: str = "english") -> dict[str, float]:
+    """How far words alone can get, with IHMT's tokenizer (a property of the data, no
+    search): the share of histories whose newest version shares a word with the question
+    (``newest_shares``), that can be reached from a version sharing one through a chain of
+    changes that each name the value they replaced (``newest_reachable``), and whose
+    versions all share no word with it (``no_version_shares``). Comparing it with the
+    main corpus's tells a harder corpus from a less general rule."""
+    from ihmt.text import tokenize
+
+    def words(text: str) -> set[str]:
+        return set(tokenize(text, stemmer))
+
+    shares = reachable = none = 0
+    for h in histories:
+        q = words(h.question)
+        hit = [bool(q & words(v.text)) for v in h.versions]
+        linked = hit[0]
+        for j in range(1, len(h.versions)):
+            linked = hit[j] or (linked and h.versions[j - 1].value in h.versions[j].text)
+        shares += hit[-1]
+        reachable += linked
+        none += not any(hit)
+    n = len(histories) or 1
+    return {"newest_shares": round(shares / n, 3), "newest_reachable": round(reachable / n, 3),
+            "no_version_shares": round(none / n, 3)}

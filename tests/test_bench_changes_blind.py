@@ -111,11 +111,21 @@ def test_halves_draw_on_different_templates() -> None:
     assert not firsts["dev"] & firsts["held"]
 
 
+def test_words_alone_reach_most_answers() -> None:
+    """The corpus is harder than the main one but not a paraphrase test: in most histories
+    the newest version shares a word with the question or is linked to one that does."""
+    got = changes_blind.reach(changes_blind.generate(4 * ROUND, seed=3))
+    assert got["newest_reachable"] >= 0.7 and got["no_version_shares"] <= 0.15
+    assert got["newest_shares"] <= got["newest_reachable"]
+
+
 def test_the_harness_runs_on_it_without_misses(capsys: pytest.CaptureFixture[str]) -> None:
     assert changes.main(["--corpus", "blind", "--histories", "3", "--seed", "2",
                          "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["corpus"] == "blind" and out["histories"] == 3
+    assert set(out["words_reach"]) == {"newest_shares", "newest_reachable",
+                                       "no_version_shares"}
     assert "misses" not in out
     assert set(out["systems"]) == {"flat_bm25", "newest_bm25", "ihmt_lexical"}
     for fig in out["systems"].values():

@@ -111,13 +111,16 @@ class Searcher:
         result.hits = scoped.in_scope_first(hits)
         types = answer_type_terms(base, stem)
         slack: frozenset[str] = frozenset()
+        agrees = None
         if not period and result.hits and version_head(result.hits[0], result.hits[:top_k]):
             # The newest of versions a change linked: what the question calls the kind of
-            # its answer and its verb of use are how it asks, not what the answer must say.
+            # its answer and its verb of use are how it asks, not what the answer must say;
+            # a runner-up naming the same value, or only a plan, is no rival answer.
             slack = types | (frozenset(words) & use_verbs(stem))
+            agrees = no_rival(set(words), stem)
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value, types=types, stemmer=stem,
-               no_rival=None if period else no_rival(set(words), stem), slack=slack)
+               no_rival=agrees, slack=slack)
         if grouped is not None:
             from . import topic  # already loaded by self._topic
 

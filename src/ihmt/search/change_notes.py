@@ -14,15 +14,18 @@ from dataclasses import dataclass, field
 
 from ..text import fold, tokenize
 from .change_words import (
+    ABBREVIATIONS,
     CALENDAR,
     CLAUSE,
     CUE,
+    DEFINES,
     FUTURE,
     GONE_WORDS,
     NEW_AHEAD,
     NEW_PLACE,
     NEW_SLOT,
     NOT_DONE,
+    NOW_CUES,
     OLD_SLOT,
     REASON,
     STILL,
@@ -34,7 +37,10 @@ from .change_words import (
 _DAYS_AND_MONTHS = CALENDAR - {"may"}  # (English "may" is a verb)
 
 _WORD = re.compile(r"[\w][\w.+#-]*")
-_SENTENCE_END = re.compile(r"[.!?:;\n]\s*$")
+# Where a sentence starts again, so that its first word is capitalised anyway. Not after
+# a semicolon: there a capital is a name ("Lena moved to the platform team; Tomasz leads
+# payments now").
+_SENTENCE_END = re.compile(r"[.!?:\n]\s*$")
 
 
 @dataclass
@@ -57,6 +63,11 @@ class Note:
     #   ("ci" of "CircleCI")
     ways: set[str] = field(default_factory=set)  # terms of the words that say how a name
     #   serves ("generated" of "generated with JasperReports")
+    initial: set[str] = field(default_factory=set)  # terms of capitalised first words of
+    #   a sentence: a name where another memory names it too ("Lena leads ...")
+    seq: list[str] = field(default_factory=list)  # its words' first terms, in order (a
+    #   stop word leaves no term)
+    defines: bool = False  # its first clause says what a thing is ("Our CDN is Akamai")
 
     @property
     def says_change(self) -> bool:
@@ -76,8 +87,12 @@ def read_note(text: str, stemmer: str) -> Note:
         w = m.group()
         whole = tokenize(w, stemmer)[:1]  # "OpenSearch" is one name, not "search"
         note.whole.update(whole)
-        start = m.start() == 0 or bool(_SENTENCE_END.search(text, before, m.start()))
+        note.seq.extend(whole)
+        start = m.start() == 0 or (bool(_SENTENCE_END.search(text, before, m.start()))
+                                   and not _abbreviation(text, before, m.start()))
         before = m.start()
+        if start and w[:1].isupper():
+            note.initial.update(whole)
         if any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:]) or \
                 (w[0].isupper() and not start) or fold(w).rstrip(".") in _DAYS_AND_MONTHS:
             note.names.update(whole)
@@ -85,6 +100,7 @@ def read_note(text: str, stemmer: str) -> Note:
             if not (w.isupper() and len(w) <= 4):  # "CI", "API", "DB" may be a subject
                 note.values.update(whole)
     folded = fold(text)
+    note.defines = bool(DEFINES.search(re.split(r"[.;!?\n]", text, maxsplit=1)[0]))
     note.hedged = bool(NOT_DONE.search(folded) or FUTURE.search(folded))
     said = False  # the clause before said a change
     for clause in CLAUSE.split(folded):
@@ -108,8 +124,11 @@ def read_note(text: str, stemmer: str) -> Note:
         said = not (FUTURE.search(clause) or NOT_DONE.search(clause, 0, cue.end()))
         if said:
             note.changed.update(tokenize(clause, stemmer))
+            # (after a word of "now" the value may stand before it: "we're on Mattermost
+            # these days")
+            place = 0 if NOW_CUES.search(clause) else cue.start()
             for slot in [*NEW_SLOT.finditer(clause, cue.start()),
-                         *NEW_PLACE.finditer(clause, cue.start())]:
+                         *NEW_PLACE.finditer(clause, place)]:
                 # a value may be of several words: "to Node 22", "a Grafana Loki"
                 value = " ".join(clause[slot.start(1):slot.start(1) + 60].split()[:3])
                 note.moved_to.update(tokenize(value, stemmer))
@@ -122,6 +141,12 @@ def read_note(text: str, stemmer: str) -> Note:
             note.ways.update(tokenize(m.group(1), stemmer))
     note.ways -= note.names  # ("Fly" of "Fly Machines" is the value, not how it serves)
     return note
+
+
+def _abbreviation(text: str, start: int, end: int) -> bool:
+    """Whether the dot between ``start`` and ``end`` closes a title or an initial."""
+    word = text[start:end].split(".", 1)[0].strip()
+    return fold(word) in ABBREVIATIONS or (len(word) == 1 and word.isalpha())
 
 
 @functools.lru_cache(maxsize=8)

@@ -19,6 +19,19 @@ FELL = (r"\s+(?:a\s+lot|a\s+bit|by\s+(?:half|\d|a\s+third|a\s+quarter)|to\s+(?:z
 # A change said in words: "switched X to Y", "moved off X", "replaced X with Y", "X is now
 # Y", "no longer ...", "dropped X", "in favour of", "migrated", "cambiamos", "apagamos X",
 # "ya no" ... ("now that X runs on Y", "ahora que ..." take the state as given: no cue).
+# The times a change may be dated from ("since March", "desde el lunes").
+_WHEN = (r"january|february|march|april|june|july|august|september|october|november"
+         r"|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|today"
+         r"|yesterday|week|month|quarter|year|sprint|spring|summer|autumn|fall|winter"
+         r"|release|version|v?\d[\w.]*|q[1-4]")
+_CUANDO = (r"enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre"
+           r"|noviembre|diciembre|lunes|martes|miercoles|jueves|viernes|hoy|ayer"
+           r"|semana|mes|trimestre|ano|sprint|primavera|verano|otono|invierno|version"
+           r"|\d[\w.]*")
+
+_DATED = (r"(?:since|from|as\s+of|starting)\s+(?:this\s+|last\s+|next\s+)?(?:" + _WHEN + r")"
+          r"|desde\s+(?:este\s+|esta\s+|el\s+|la\s+)?(?:" + _CUANDO + r")")
+
 CUE = lazy(
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing)|replac(?:ed|ing)|swap(?:ped|ping)"
     r"|chang(?:ed|ing)|convert(?:ed|ing)|port(?:ed|ing)|rewr(?:ote|itten)|upgrad(?:ed|ing)"
@@ -52,7 +65,18 @@ CUE = lazy(
     r"|handed\s+(?:\S+\s+){0,3}?over\s+to|transition(?:ed|ing)?\s+to|new\s+home"
     r"|(?:terminamos|completamos|acabamos|cerramos)\s+(?:\S+\s+){0,4}?(?:migracion|mudanza)"
     r"|migracion\s+(?:\S+\s+){0,5}?(?:esta|quedo|ya\s+esta)\s+(?:hecha|terminada|lista"
-    r"|completada)|tomo\s+el\s+relevo)\b|->|\u2192")  # (an arrow: "Postgres -> CockroachDB")
+    r"|completada)|tomo\s+el\s+relevo"
+    # letting a thing go, getting a new one: "closed the ING account", "the ThinkPad went
+    # back", "goodbye PagerDuty", "got a new MacBook", "me pasé a Openbank", "cerré la
+    # cuenta", "di de baja el gimnasio"
+    r"|closed|cancel(?:l?ed|led)|went\s+back|gave\s+(?:\S+\s+){0,2}?back|returned|sold"
+    r"|good-?bye|farewell|(?:got|bought|received|picked\s+up)\s+(?:a\s+|an\s+|my\s+)?new"
+    r"|adios|(?:me|nos)\s+(?:pase|pasamos|cambie|cambiamos)|cerre|cancele|di\s+de\s+baja"
+    r"|me\s+compre\s+(?:un|una)\s+nuev[oa]|devolvi"
+    # a change dated by its start: "since March, analytics are in PostHog", "from this
+    # week", "desde marzo" (not "since we moved ...": a reason, the state taken as given)
+    r"|" + _DATED + r")\b|->|\u2192")
+# (an arrow: "Postgres -> CockroachDB")
 
 # Where the old value stands in a change: "from X", "replaced X", "instead of X", "off X",
 # "dropped X", "de X a", "en lugar de X" (the word right after).
@@ -61,6 +85,8 @@ OLD_SLOT = lazy(
     r"|retir(?:ed|ing)|stopped\s+using|no\s+longer\s+(?:use|using|keep|run|on|in|with"
     r"|\w+\s+(?:on|in|with|for|from|by))"  # "no longer pay for Heroku"
     r"|got\s+rid\s+of|reemplazamos|sustituimos|dejamos(?:\s+de\s+usar)?|apagamos"
+    r"|closed|cancel(?:l?ed|led)|good-?bye|bye|farewell|adios|cerre(?:\s+la\s+cuenta\s+de)?"
+    r"|cancele|di\s+de\s+baja|deje(?:\s+de\s+usar)?|returned|sold"
     r"|en\s+(?:lugar|vez)\s+de|ya\s+no\s+(?:usamos|tenemos|\w+\s+(?:de|con|en)))\s+"
     # ("ya no tiramos de Kubernetes"; not "ya no mandamos los logs a X": its object)
     r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+|a\s+)?(\w[\w.+#-]*)"
@@ -72,6 +98,8 @@ OLD_SLOT = lazy(
     r"|sunset|phased\s+out|ripped\s+out|turned\s+off|shut\s+down|switched\s+off"
     r"|eliminad[oa]s?|retirad[oa]s?|reemplazad[oa]s?|sustituid[oa]s?|apagad[oa]s?"
     r"|cancelad[oa]s?)\b"
+    # "the ThinkPad went back", "the old Pixel was returned"
+    r"|(\w[\w.+#-]*)\s+(?:went|goes|was\s+sent|got\s+sent)\s+back\b"
     # a person who went away: "Priya left the company", "Carmen se jubiló", "Ana renunció"
     r"|(\w[\w.+#-]*)\s+(?:left|quit|resigned|se\s+fue|se\s+jubilo|renuncio|dejo\s+la"
     r"\s+empresa)\b")
@@ -127,7 +155,26 @@ REASON = lazy(
 
 # Where a note's clauses end: a change and a mention of something else said in one note
 # ("Moved the standup to 10:00; Redis upgrade went fine") are judged apart.
-CLAUSE = lazy(r"[.;!?]+(?=\s|$)|\n+|\s+(?:but|pero)\s+")  # (not the dot of "3.12")
+CLAUSE = lazy(r"(?<!\bdr)(?<!\bdra)(?<!\bmr)(?<!\bmrs)(?<!\bms)(?<!\bsr)(?<!\bsra)(?<!\bst)"
+              r"(?<!\bprof)(?<!\bjr)(?<!\bvs)(?<!\b[a-z])[.;!?]+(?=\s|$)|\n+"
+              r"|\s+(?:but|pero)\s+")  # (not the dot of "3.12", of "Dr." or of "J.")
+
+# Words before a dot that ends no sentence: titles and initials ("Dr. Kim", "J. Smith").
+ABBREVIATIONS = frozenset("dr dra mr mrs ms sr sra st prof jr vs".split())
+
+# Words of change that say what holds now wherever the value stands in the clause: "we're
+# on Mattermost these days", "now the checkout runs on Split".
+NOW_CUES = lazy(r"\b(?:now|nowadays|these\s+days|ahora|hoy\s+en\s+dia|" + _DATED + r")\b")
+
+# A memory that says what something *is*: "The data warehouse is Redshift", "Our auth
+# provider is Auth0", "Nginx is our reverse proxy", "Mi banco es BBVA". A later change of
+# the same thing replaces that value (a note on how a thing is used, "we write the docs in
+# Markdown", may be of another facet of it). Run on the memory's first clause, unfolded.
+DEFINES = lazy(
+    r"^\W*(?:(?:the|our|my|el|la|los|las|nuestro|nuestra|mi|mis)\s+)?[\w-]+(?:\s+[\w-]+){0,3}?"
+    r"\s+(?:is|are|es|son)\s+(?:a\s+|an\s+|the\s+|un\s+|una\s+)?[A-Z0-9][\w.+#-]*"
+    r"|^\W*[A-Z][\w.+#-]*(?:\s+[A-Z0-9][\w.+#-]*){0,2}\s+(?:is|are|es|son)\s+"
+    r"(?:our|my|the|nuestro|nuestra|mi|el|la)\s+\w")
 
 # Where a new value may stand besides NEW_SLOT, for a change that does not name the old
 # one: "now the checkout runs on Split", "ahora los workers funcionan con Nomad".

@@ -179,23 +179,36 @@ def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     if attrs & {k.split("::", 1)[-1] for k in facts_of(new.id)}:
         return None
     uses = use_verbs(stemmer)
-    # The subject: a word both say as a word of its own that is no value of either and
-    # no word of change ("billing"; not "Cloud" of "Cloud Run" or of "CloudFormation",
-    # which two decisions about two services may both name, nor their "instead"). Of two
-    # hits, a word of the question both match; of a memory found by the answer's words,
-    # a word of the question or two words of the answer.
-    said = (o.whole & n.whole) - (o.values | n.values | o.gone | n.gone | o.cues | n.cues)
+    # A sentence's first word is capitalised anyway; it is a name where the other memory
+    # writes it capitalised too and the question does not ask by it ("Lena leads the
+    # payments squad" and "Lena moved to the platform team").
+    both = ((o.initial & (n.initial | n.names)) | (n.initial & (o.initial | o.names))) - terms
+    o_names, n_names = o.names | (both & o.words), n.names | (both & n.words)
+    o_values, n_values = o.values | (both & o.words), n.values | (both & n.words)
+    # The subject: a word both say as a word of its own that is no value of both and no
+    # word of change ("billing"; not "Cloud" of "Cloud Run" or of "CloudFormation",
+    # which two decisions about two services may both name, nor their "instead"; but
+    # "secrets" of "AWS Secrets Manager" after "secrets are kept in Vault"). Of two hits,
+    # a word of the question both match; of a memory found by the answer's words, a word
+    # of the question or two words of the answer.
+    said = (o.whole & n.whole) - (o_values & n_values) - o.gone - n.gone - o.cues - n.cues
     subject = said & set(old.matched) & set(new.matched)
     if beyond and not subject and len(said - uses) >= 2:
         subject = said - uses
+    # The later memory says the earlier one's value went away ("replaced Nginx", "closed
+    # the ING one", "cancelled FitLab", "from Redis"): the value ties the two even where
+    # they say the thing in other words ("reverse proxy" and "in front of the services").
+    gone = ((o_names - o.gone) & n.gone) - terms  # (names: "closed the ING one")
     if not subject:
+        if gone & n.changed and not n.hedged and not gone & n.kept:
+            return NAMED
         return None
     values = (o.words & n.changed) - terms - n.kept - o.gone - n.new
     # A value said where the old one stands ("from yarn"), or a name of both that the
     # later memory replaces with a name of its own: a memory naming only what the earlier
     # one named ("now that billing runs on Postgres ...") confirms it.
-    fresh = n.names - o.words - terms
-    if values & n.gone or (fresh and values & (o.names | n.names)):
+    fresh = n_names - o.words - terms
+    if values & n.gone or (fresh and values & (o_names | n_names)):
         return NAMED
     # Said without the old value ("deploys migrated to GitHub Actions"): about the same
     # thing (a subject word inside the change that is no verb of use), a name of its own
@@ -206,23 +219,44 @@ def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     if beyond and not about:
         about = (said & n.changed) - uses
     if n.hedged or not about or not (n.moved_to & fresh) - n.kept or \
-            not o.names - n.words - terms:
+            not o_names - n.words - terms:
         return None
-    # And every query word the earlier matched, the later matches too, but for verbs of
-    # use and the word that says how the earlier's value serves ("se generan con X"):
-    # "the Harbor search service was migrated to X" is no news of the Harbor *billing*
-    # service's port. (The earlier's own words: a version that changed one before it
-    # carries that one's matched words too; and not a word found only inside one of its
-    # names, "ci" of "CircleCI", which is its value matching, not its subject.)
-    if (set(old.matched) & o.words) - set(new.matched) - uses - o.ways - o.parts:
+    # A query word the earlier matched and the later lacks (but for verbs of use, the word
+    # that says how the earlier's value serves, "se generan con X", and a word found only
+    # inside one of its names, "ci" of "CircleCI") may be a narrower subject ("user
+    # uploads" before "uploads moved to R2") or another one: "the Harbor search service
+    # was migrated to X" is no news of the Harbor *billing* service's port. It is another
+    # where the later memory says a word of its own right beside the subject they share.
+    if (set(old.matched) & o.words) - set(new.matched) - uses - o.ways - o.parts and \
+            _sibling(n, o, about, uses):
         return None
     # Flagged only on firmer ground: two subject words in common, or the question asks by
     # the very word that says how the earlier's value serves ("¿dónde corren los
     # workers?" of "los workers corren en Fly"). "We write docs in Markdown" is no version
     # of "we moved the docs to Netlify": it only follows it.
-    if len(about) >= 2 or (o.ways & set(old.matched)) - subject:
+    # An earlier memory that says what the thing *is* ("The data warehouse is Redshift")
+    # is replaced by a change of that thing ("we finished moving the warehouse to
+    # Snowflake").
+    if len(about) >= 2 or (o.ways & set(old.matched)) - subject or o.defines:
         return POSSIBLY
     return FOLLOWS
+
+
+def _sibling(n: Note, o: Note, subject: set[str], uses: frozenset[str]) -> bool:
+    """Whether ``n`` says, right beside a ``subject`` word, a word of its own that ``o``
+    lacks and that is neither a value, a word of change nor a verb of use ("search" in
+    "the Harbor search service" against "the Harbor billing service")."""
+    seq = n.seq
+    for i, t in enumerate(seq):
+        if t not in subject:
+            continue
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(seq):
+                w = seq[j]
+                if w not in o.words and w not in subject and w not in n.values and \
+                        w not in n.cues and w not in uses:
+                    return True
+    return False
 
 
 def quote(hit: Hit) -> str:

@@ -35,6 +35,7 @@ from .change_words import (
 
 # Weekdays and months are values though Spanish writes them in lower case ("lunes").
 _DAYS_AND_MONTHS = CALENDAR - {"may"}  # (English "may" is a verb)
+_WORD_VALUES = _DAYS_AND_MONTHS
 
 _WORD = re.compile(r"[\w][\w.+#-]*")
 # Where a sentence starts again, so that its first word is capitalised anyway. Not after
@@ -63,11 +64,14 @@ class Note:
     #   ("ci" of "CircleCI")
     ways: set[str] = field(default_factory=set)  # terms of the words that say how a name
     #   serves ("generated" of "generated with JasperReports")
-    initial: set[str] = field(default_factory=set)  # terms of capitalised first words of
-    #   a sentence: a name where another memory names it too ("Lena leads ...")
+    initial: set[str] = field(default_factory=set)  # terms of the first words of its
+    #   sentences: a name where another memory writes it capitalised inside a sentence
+    #   ("Nginx is our reverse proxy"), a value where a later memory says it went away
     seq: list[str] = field(default_factory=list)  # its words' first terms, in order (a
     #   stop word leaves no term)
     defines: bool = False  # its first clause says what a thing is ("Our CDN is Akamai")
+    slots: set[str] = field(default_factory=set)  # terms said where a value stands ("is
+    #   yarn", "with black", "on Fly"): what may be a value though written in lower case
 
     @property
     def says_change(self) -> bool:
@@ -77,6 +81,13 @@ class Note:
     def current(self) -> set[str]:
         """The values it holds as in force: its names but those said to be gone."""
         return self.values - self.gone
+
+
+# Where a value stands after a verb of being or a preposition of means ("is yarn", "with
+# black", "on Fly", "es Redis", "con Jest").
+_SLOT = re.compile(
+    r"\b(?:is|are|was|were|on|in|with|by|via|through|using|to|at|for|es|son|era|en|con|por)"
+    r"\s+(?:the\s+|a\s+|an\s+|our\s+|el\s+|la\s+|los\s+|las\s+)?([\w][\w.+#-]*)")
 
 
 def read_note(text: str, stemmer: str) -> Note:
@@ -91,16 +102,18 @@ def read_note(text: str, stemmer: str) -> Note:
         start = m.start() == 0 or (bool(_SENTENCE_END.search(text, before, m.start()))
                                    and not _abbreviation(text, before, m.start()))
         before = m.start()
-        if start and w[:1].isupper():
-            note.initial.update(whole)
+        if start and not w[:1].isdigit():  # (capitalised anyway, or a name written in
+            note.initial.update(whole)      # lower case: "pnpm es el gestor ...")
         if any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:]) or \
-                (w[0].isupper() and not start) or fold(w).rstrip(".") in _DAYS_AND_MONTHS:
+                (w[0].isupper() and not start) or fold(w).rstrip(".") in _WORD_VALUES:
             note.names.update(whole)
             note.parts.update(tokenize(w, stemmer)[1:])
             if not (w.isupper() and len(w) <= 4):  # "CI", "API", "DB" may be a subject
                 note.values.update(whole)
     folded = fold(text)
     note.defines = bool(DEFINES.search(re.split(r"[.;!?\n]", text, maxsplit=1)[0]))
+    for m in _SLOT.finditer(folded):
+        note.slots.update(tokenize(m.group(1), stemmer)[:1])
     note.hedged = bool(NOT_DONE.search(folded) or FUTURE.search(folded))
     said = False  # the clause before said a change
     for clause in CLAUSE.split(folded):
@@ -113,8 +126,9 @@ def read_note(text: str, stemmer: str) -> Note:
             for slot in NEW_SLOT.finditer(clause):
                 note.new.update(tokenize(slot.group(1), stemmer))
         cues = list(CUE.finditer(clause))
-        for m in cues:
-            note.cues.update(tokenize(m.group(), stemmer))
+        for m in cues:  # the words that say it, not what stands between them ("handed
+            # the team over to", "migración del correo ... completada")
+            note.cues.update(tokenize(m.group(), stemmer)[:1])
         cue = cues[0] if cues else None
         if cue is None:
             if said and not still and REASON.search(clause):  # "; Clerk could not keep up"
@@ -126,14 +140,19 @@ def read_note(text: str, stemmer: str) -> Note:
             note.changed.update(tokenize(clause, stemmer))
             # (after a word of "now" the value may stand before it: "we're on Mattermost
             # these days")
-            place = 0 if NOW_CUES.search(clause) else cue.start()
+            if NOW_CUES.search(clause):  # every name of the clause may be the new value
+                note.moved_to.update(tokenize(clause, stemmer))
             for slot in [*NEW_SLOT.finditer(clause, cue.start()),
-                         *NEW_PLACE.finditer(clause, place)]:
+                         *NEW_PLACE.finditer(clause, cue.start())]:
                 # a value may be of several words: "to Node 22", "a Grafana Loki"
                 value = " ".join(clause[slot.start(1):slot.start(1) + 60].split()[:3])
                 note.moved_to.update(tokenize(value, stemmer))
-            for slot in NEW_AHEAD.finditer(clause):
-                note.moved_to.update(tokenize(slot.group(1), stemmer))
+            for slot in NEW_AHEAD.finditer(clause):  # a name, wherever it stands
+                # ("Renovate took over dependency updates")
+                ahead = tokenize(slot.group(1), stemmer)[-1:]
+                note.moved_to.update(ahead)
+                note.names.update(ahead)
+                note.values.update(ahead)
     note.moved_to &= note.names
     note.parts -= note.whole
     for m in WAY.finditer(text):

@@ -30,7 +30,13 @@ _CUANDO = (r"enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubr
            r"|\d[\w.]*")
 
 _DATED = (r"(?:since|from|as\s+of|starting)\s+(?:this\s+|last\s+|next\s+)?(?:" + _WHEN + r")"
-          r"|desde\s+(?:este\s+|esta\s+|el\s+|la\s+)?(?:" + _CUANDO + r")")
+          r"|desde\s+(?:este\s+|esta\s+|el\s+|la\s+)?(?:" + _CUANDO + r")"
+          # dated by an event of change: "since the upgrade", "desde la migración"
+          r"|since\s+the\s+(?:upgrade|migration|move|switch|switchover|cutover|reorg|merger"
+          r"|rewrite|relaunch)(?!\s+(?:of|to|from|at|in)\b)"
+          r"|desde\s+(?:la|el)\s+(?:migracion|cambio|mudanza|actualizacion)"
+          # "this year the freeze starts on the 20th", "este año"
+          r"|this\s+(?:year|quarter|month|season|sprint)|este\s+(?:ano|trimestre|mes)")
 
 CUE = lazy(
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing)|replac(?:ed|ing)|swap(?:ped|ping)"
@@ -73,6 +79,12 @@ CUE = lazy(
     r"|good-?bye|farewell|(?:got|bought|received|picked\s+up)\s+(?:a\s+|an\s+|my\s+)?new"
     r"|adios|(?:me|nos)\s+(?:pase|pasamos|cambie|cambiamos)|cerre|cancele|di\s+de\s+baja"
     r"|me\s+compre\s+(?:un|una)\s+nuev[oa]|devolvi"
+    r"|relocat(?:ed|ing)|stopped|left\s+\S+(?:\s+\S+)?\s+for|(?:is|are|was|were)\s+gone"
+    r"|(?:is|are|was|were)\s+out\b(?!\s+(?:of|on|for|to|sick|today|this))"
+    r"|\w+\s+out\s*(?=[,;:])|back\s+(?:on|to|with|at|in)|registered\s+with"
+    r"|signed\s+up\s+(?:with|for|at)|(?:me\s+he\s+)?apunt(?:e|ado)\s+a|volvimos\s+a"
+    r"|migration\s+(?:\S+\s+){0,6}?(?:complete|completed|done|finished)"
+    r"|migracion\s+(?:\S+\s+){0,6}?(?:completada|terminada|hecha|finalizada)"
     # a change dated by its start: "since March, analytics are in PostHog", "from this
     # week", "desde marzo" (not "since we moved ...": a reason, the state taken as given)
     r"|" + _DATED + r")\b|->|\u2192")
@@ -86,27 +98,38 @@ OLD_SLOT = lazy(
     r"|\w+\s+(?:on|in|with|for|from|by))"  # "no longer pay for Heroku"
     r"|got\s+rid\s+of|reemplazamos|sustituimos|dejamos(?:\s+de\s+usar)?|apagamos"
     r"|closed|cancel(?:l?ed|led)|good-?bye|bye|farewell|adios|cerre(?:\s+la\s+cuenta\s+de)?"
-    r"|cancele|di\s+de\s+baja|deje(?:\s+de\s+usar)?|returned|sold"
+    r"|cancele|di\s+de\s+baja|deje(?:\s+de\s+usar)?|returned|sold|stopped(?:\s+using)?"
+    r"|left|quit"
     r"|en\s+(?:lugar|vez)\s+de|ya\s+no\s+(?:usamos|tenemos|\w+\s+(?:de|con|en)))\s+"
     # ("ya no tiramos de Kubernetes"; not "ya no mandamos los logs a X": its object)
     r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+|a\s+)?(\w[\w.+#-]*)"
     r"|\bde\s+(\w[\w.+#-]*)\s+a\b"  # "de MySQL a Postgres"
     # said of the old value itself: "Jest was removed", "Travis got turned off", "MySQL fue
     # reemplazado"
-    r"|(\w[\w.+#-]*)\s+(?:was|were|is|are|got|has\s+been|have\s+been|fue|fueron|quedo"
+    r"|(\w[\w.+#-]*)(?:\s+(?:servers?|instances?|cluster|clusters|accounts?|boxes|nodes|setup"
+    r"|stack|license|licence|plan|subscription|integration|bot|app|servidores|cuenta))?"
+    r"\s+(?:was|were|is|are|got|has\s+been|have\s+been|fue|fueron|quedo"
     r"|ha\s+sido)\s+(?:removed|dropped|retired|replaced|deprecated|cancell?ed|decommissioned"
     r"|sunset|phased\s+out|ripped\s+out|turned\s+off|shut\s+down|switched\s+off"
     r"|eliminad[oa]s?|retirad[oa]s?|reemplazad[oa]s?|sustituid[oa]s?|apagad[oa]s?"
     r"|cancelad[oa]s?)\b"
-    # "the ThinkPad went back", "the old Pixel was returned"
+    # "the ThinkPad went back", "Nagios is gone", "Rancher out", "Vodafone contract
+    # cancelled"
     r"|(\w[\w.+#-]*)\s+(?:went|goes|was\s+sent|got\s+sent)\s+back\b"
+    r"|(\w[\w.+#-]*)\s+(?:is|are|was|were)\s+gone\b"
+    r"|(\w[\w.+#-]*)\s+(?:(?:is|are|was|were)\s+)?out\b(?=\s*[,;:.]|\s+in\s+favou?r|\s*$)"
+    r"|(\w[\w.+#-]*)\s+(?:contract|account|plan|subscription|membership|instance|servers?"
+    r"|cuenta|contrato|suscripcion)\s+(?:was\s+|is\s+|got\s+)?(?:cancell?ed|closed"
+    r"|terminated|ended|shut\s+down|cancelad[oa]|cerrad[oa])\b"
     # a person who went away: "Priya left the company", "Carmen se jubiló", "Ana renunció"
-    r"|(\w[\w.+#-]*)\s+(?:left|quit|resigned|se\s+fue|se\s+jubilo|renuncio|dejo\s+la"
+    r"|\b(?!(?:we|i|they|you|he|she|everyone|everybody|yo|nosotros)\b)"
+    r"(\w[\w.+#-]*)\s+(?:left|quit|resigned|se\s+fue|se\s+jubilo|renuncio|dejo\s+la"
     r"\s+empresa)\b")
 
 # Where the new value stands: "switched to UTC", "replaced X with Y", "X -> Y", "por Y".
 NEW_SLOT = lazy(
-    r"(?:\b(?:to|into|onto|with|by|por|hacia|a|new\s+home:?|nuevo\s+hogar:?)|->|\u2192)\s+"
+    r"(?:\b(?:to|into|onto|with|by|por|hacia|a|new\s+home:?|nuevo\s+hogar:?"
+    r"|(?:swapped|traded|exchanged|left\s+\S+(?:\s+\S+)?)\s+for|back\s+on)|->|\u2192)\s+"
     r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+)?(\w[\w.+#-]*)")
 
 # A new value said before the word of change: "the Keycloak migration", "Cognito took
@@ -172,7 +195,8 @@ NOW_CUES = lazy(r"\b(?:now|nowadays|these\s+days|ahora|hoy\s+en\s+dia|" + _DATED
 # Markdown", may be of another facet of it). Run on the memory's first clause, unfolded.
 DEFINES = lazy(
     r"^\W*(?:(?:the|our|my|el|la|los|las|nuestro|nuestra|mi|mis)\s+)?[\w-]+(?:\s+[\w-]+){0,3}?"
-    r"\s+(?:is|are|es|son)\s+(?:a\s+|an\s+|the\s+|un\s+|una\s+)?[A-Z0-9][\w.+#-]*"
+    r"\s+(?:is|are|es|son|esta|están|está)\s+(?:a\s+|an\s+|the\s+|un\s+|una\s+|el\s+|la\s+"
+    r"|on\s+|in\s+|at\s+|en\s+)?(?:[a-záéíóú]+\s+)?[A-Z0-9][\w.+#-]*"
     r"|^\W*[A-Z][\w.+#-]*(?:\s+[A-Z0-9][\w.+#-]*){0,2}\s+(?:is|are|es|son)\s+"
     r"(?:our|my|the|nuestro|nuestra|mi|el|la)\s+\w")
 

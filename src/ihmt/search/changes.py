@@ -57,6 +57,7 @@ from .change_words import CUE
 WINDOW = 8  # hits looked at: the versions of one answer rank close together
 LEADS = 3  # of those, the first ones whose later changes are looked for beyond the hits
 FOLLOW = 12  # memories that descent returns
+CLOSE = 0.6  # share of the first answer's score from which another one is followed too
 
 
 def later_changes(look: list[Hit], terms: set[str], stemmer: str,
@@ -70,6 +71,9 @@ def later_changes(look: list[Hit], terms: set[str], stemmer: str,
     leads = [h for h in look[:LEADS] if h.date]
     if not leads:
         return []
+    # The answers, not the rest of the list: what ranks well below the first is asked
+    # about less, and its words would crowd the first one's out of the descent.
+    leads = [h for h in leads if h.score >= CLOSE * leads[0].score]
     uses = use_verbs(stemmer)
     words = list(dict.fromkeys(t for h in leads for t in tokenize(_shown(h), stemmer)
                                if t not in uses))
@@ -90,14 +94,16 @@ def later_changes(look: list[Hit], terms: set[str], stemmer: str,
 def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                   saved_at: Callable[[str], str], excerpt: Callable[[Hit], str],
                   facts_of: Callable[[str], frozenset[str]],
-                  find: Callable[[list[str], int], list[Hit]] | None = None) -> list[Hit]:
+                  find: Callable[[list[str], int], list[Hit]] | None = None,
+                  successor: Callable[[str], str | None] | None = None) -> list[Hit]:
     """``hits`` with each later memory that says it changed an earlier one right before
     that one, which is flagged outdated (see the module docstring). ``terms``: the query's
     index terms; ``saved_at(id)``: when a memory was saved (orders a same-day pair);
     ``excerpt(hit)``: the later memory as the flag quotes it; ``facts_of(id)``: the
     timeline's ``subject::attribute`` keys a memory states; ``find(words, k)``: the
     memories of the answer's scope that best match ``words`` (:func:`later_changes`), or
-    None to look at the hits only."""
+    None to look at the hits only; ``successor(id)``: the memory the fact timeline says
+    corrected an outdated one."""
     look = [h for h in hits[:WINDOW] if h.matched]
     extra = later_changes(look, terms, stemmer, find) if find is not None and look else []
     pool = look + extra
@@ -116,10 +122,11 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
     # (of a same-second pair, the one saying a change is taken as the later)
     order = sorted(pool, key=lambda h: (when[h.id], bool(notes[h.id].changed)))
     found = {h.id for h in extra}
+    moved: set[str] = set()
     out = list(hits)
     for i, new in enumerate(order):
         n = notes[new.id]
-        if not n.changed or new.outdated:
+        if not n.changed:  # (an outdated change still changed what came before it)
             continue
         for old in order[:i]:
             if old not in out:  # a memory found beyond the hits that changed nothing shown
@@ -149,6 +156,14 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                                    f"{new.date or 'undated'}): {excerpt(new)}")
                 new.matched = list(dict.fromkeys([*new.matched, *old.matched]))
             _before(out, new, old)
+            moved.add(new.id)
+    # A version moved up above what it changed may itself have been corrected since (by
+    # a later memory here, or in the fact timeline): its correction comes first again.
+    for h in [x for x in out if x.id in moved and x.outdated]:
+        later = h.superseded_by or (successor(h.id) if successor else None)
+        fix = next((x for x in out if x.id == later), None) if later else None
+        if fix is not None and out.index(fix) > out.index(h):
+            _before(out, fix, h)
     return out
 
 
@@ -180,9 +195,9 @@ def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
         return None
     uses = use_verbs(stemmer)
     # A sentence's first word is capitalised anyway; it is a name where the other memory
-    # writes it capitalised too and the question does not ask by it ("Lena leads the
-    # payments squad" and "Lena moved to the platform team").
-    both = ((o.initial & (n.initial | n.names)) | (n.initial & (o.initial | o.names))) - terms
+    # writes it capitalised inside a sentence ("Nginx is our reverse proxy" and "Traefik
+    # replaced Nginx") and the question does not ask by it.
+    both = ((o.initial & n.names) | (n.initial & o.names)) - terms
     o_names, n_names = o.names | (both & o.words), n.names | (both & n.words)
     o_values, n_values = o.values | (both & o.words), n.values | (both & n.words)
     # The subject: a word both say as a word of its own that is no value of both and no
@@ -208,7 +223,10 @@ def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     # later memory replaces with a name of its own: a memory naming only what the earlier
     # one named ("now that billing runs on Postgres ...") confirms it.
     fresh = n_names - o.words - terms
-    if values & n.gone or (fresh and values & (o_names | n_names)):
+    # (the old value said gone is one of the earlier's values: a name, or a word where a
+    # value stands, "is yarn"; not any word, "from the food to the history")
+    if values & n.gone & (o_names | o.slots | o.initial) or \
+            (fresh and values & (o_names | n_names)):
         return NAMED
     # Said without the old value ("deploys migrated to GitHub Actions"): about the same
     # thing (a subject word inside the change that is no verb of use), a name of its own
@@ -228,7 +246,7 @@ def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     # was migrated to X" is no news of the Harbor *billing* service's port. It is another
     # where the later memory says a word of its own right beside the subject they share.
     if (set(old.matched) & o.words) - set(new.matched) - uses - o.ways - o.parts and \
-            _sibling(n, o, about, uses):
+            _sibling(n, o, about - n_names, uses):
         return None
     # Flagged only on firmer ground: two subject words in common, or the question asks by
     # the very word that says how the earlier's value serves ("¿dónde corren los
@@ -243,19 +261,18 @@ def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
 
 
 def _sibling(n: Note, o: Note, subject: set[str], uses: frozenset[str]) -> bool:
-    """Whether ``n`` says, right beside a ``subject`` word, a word of its own that ``o``
-    lacks and that is neither a value, a word of change nor a verb of use ("search" in
-    "the Harbor search service" against "the Harbor billing service")."""
+    """Whether ``n`` says, right before a ``subject`` word, a word of its own that ``o``
+    lacks and that is neither a value, a word of change nor a verb of use: a word that
+    makes the subject another thing ("search" in "the Harbor search service" against "the
+    Harbor billing service"). (After it comes what is said of it: "contractors are paid
+    through Remote".)"""
     seq = n.seq
     for i, t in enumerate(seq):
-        if t not in subject:
-            continue
-        for j in (i - 1, i + 1):
-            if 0 <= j < len(seq):
-                w = seq[j]
-                if w not in o.words and w not in subject and w not in n.values and \
-                        w not in n.cues and w not in uses:
-                    return True
+        if t in subject and i > 0:
+            w = seq[i - 1]
+            if w not in o.words and w not in subject and w not in n.names and \
+                    w not in n.cues and w not in uses:
+                return True
     return False
 
 

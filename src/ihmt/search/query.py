@@ -102,7 +102,9 @@ class Searcher:
 
             hits = changes_first(hits, terms=set(words), stemmer=stem,
                                  saved_at=self._saved_at, excerpt=quote,
-                                 facts_of=self.timeline.keys_of, find=later)
+                                 facts_of=self.timeline.keys_of, find=later,
+                                 successor=lambda i: self.timeline.outdated_by(i)
+                                 or self.timeline.changed_by(i))
             if lead_id is not None and hits and hits[0].id != lead_id:
                 # a later change moved above the version group's newest: the group does not
                 # decide this answer, the ordinary confidence does, and its flags go
@@ -120,7 +122,7 @@ class Searcher:
             agrees = no_rival(set(words), stem)
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value, types=types, stemmer=stem,
-               no_rival=agrees, slack=slack)
+               no_rival=agrees, slack=slack, now=not period)
         if grouped is not None:
             from . import topic  # already loaded by self._topic
 

@@ -41,7 +41,7 @@ def _weights(q: list[str], idf: dict[str, float], n_leaves: int) -> dict[str, fl
 def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leaves: int,
            cfg: Config, types: frozenset[str] = frozenset(), stemmer: str = "english",
            *, no_rival: Callable[[Hit, Hit], bool] | None = None,
-           slack: frozenset[str] = frozenset()) -> None:
+           slack: frozenset[str] = frozenset(), now: bool = False) -> None:
     """Set ``status``, ``confidence`` and ``message`` of ``result`` in place. ``types``: the
     query's words for the kind of its answer (:mod:`ihmt.search.asked`): where the best
     memory lacks them but names something the query does not, they weigh less in the
@@ -49,7 +49,9 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
     :data:`TYPE_WEIGHT` in the confidence too where the best memory lacks them (the kind
     of answer and the verb of use, when the best is the newest of linked versions:
     :func:`ihmt.search.changes.version_head`). ``no_rival(best, other)``: True for a
-    runner-up that gives no other answer (:func:`ihmt.search.changes.no_rival`)."""
+    runner-up that gives no other answer (:func:`ihmt.search.changes.no_rival`). ``now``:
+    the query asks about the present (it names no period), so an outdated best memory is
+    no FOUND answer."""
     hits = result.hits
     if not hits:
         result.status = "NOT_FOUND"
@@ -99,5 +101,12 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
         else:  # one best match, but too weak to be sure of
             result.message = (f"the closest memory matches this query only in part "
                               f"(confidence {result.confidence:.2f}); give a clue to choose")
+        return
+    if now and best.outdated:
+        # Whatever ranked it first, a memory a later one changed is no confident answer
+        # about now: better to ask than to serve a stale value.
+        result.status = "AMBIGUOUS"
+        result.message = ("the closest memory was changed by a later one (see its notice); "
+                          "check which holds now")
         return
     result.status = "FOUND"

@@ -419,5 +419,7 @@ def test_a_change_outside_a_version_groups_words_takes_the_lead_and_its_flags(
                  ("Releases were switched to Spinnaker after the outage.", "2026-06-01"))
     assert res.hits[0].text.startswith("Releases were switched to Spinnaker")
     assert "memories about your ci" not in res.message
-    pipeline = next(h for h in res.hits if "analytics pipeline" in h.text)
-    assert not pipeline.outdated and not pipeline.notices
+    # (found by the group's word "pipeline" alone, which other topics use as much, it is
+    # no member of the CI group any more, so it may not be listed at all)
+    pipeline = next((h for h in res.hits if "analytics pipeline" in h.text), None)
+    assert pipeline is None or (not pipeline.outdated and not pipeline.notices)

@@ -142,7 +142,6 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                          beyond=new.id in found)
             if kind is None:
                 continue
-            old.superseded_by = new.id
             if kind == NAMED:
                 old.outdated = True
                 old.notices.append(f"changed by a later memory ({new.id}, "
@@ -155,6 +154,12 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                 old.notices.append(f"possibly changed by a later memory ({new.id}, "
                                    f"{new.date or 'undated'}): {excerpt(new)}")
                 new.matched = list(dict.fromkeys([*new.matched, *old.matched]))
+            # A question that asks by a name only the earlier memory holds ("uniqtok3x0000")
+            # asks for that memory: a change that does not name its value, or one the
+            # question did not find, leaves it first (flagged).
+            if (kind != NAMED or new.id in found) and (set(old.matched) & o.names) - n.words:
+                continue
+            old.superseded_by = new.id  # (a blend with semantic matches keeps the order)
             _before(out, new, old)
             moved.add(new.id)
     # A version moved up above what it changed may itself have been corrected since (by
@@ -225,8 +230,10 @@ def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     fresh = n_names - o.words - terms
     # (the old value said gone is one of the earlier's values: a name, or a word where a
     # value stands, "is yarn"; not any word, "from the food to the history")
+    # (A memory found beyond the question must say the value went away: sharing a name
+    # and naming another is too little for a note the question did not find.)
     if values & n.gone & (o_names | o.slots | o.initial) or \
-            (fresh and values & (o_names | n_names)):
+            (not beyond and fresh and values & (o_names | n_names)):
         return NAMED
     # Said without the old value ("deploys migrated to GitHub Actions"): about the same
     # thing (a subject word inside the change that is no verb of use), a name of its own

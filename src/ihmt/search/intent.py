@@ -83,3 +83,15 @@ _CURRENT = lazy(
 def asks_for_current(query: str) -> bool:
     """'Which port does X use now?': the newest of several matching memories is the answer."""
     return bool(_CURRENT.search(fold(query)))
+
+
+_PAST = lazy(
+    r"\b(before|previous|previously|used to|earlier|former|formerly|originally|at first"
+    r"|in the past|back then|old|antes|anterior|anteriormente|solia|soliamos|al principio"
+    r"|en el pasado|entonces)\b")
+
+
+def asks_about_past(query: str) -> bool:
+    """'What was the login provider before the switch?': an earlier version is the answer,
+    though the question names no date."""
+    return bool(_PAST.search(fold(query)))

@@ -29,7 +29,7 @@ from .change_notes import use_verbs
 from .changes import changes_first, no_rival, quote, version_head
 from .descent import Descent, ScopeFilter, descend
 from .hybrid import blend, keep_semantic_first, lexical_coverage
-from .intent import asks_for_current, fact_intent
+from .intent import asks_about_past, asks_for_current, fact_intent
 
 _YEAR = re.compile(r"(?:1[6-9]|2[0-9])[0-9]{2}")
 
@@ -122,7 +122,8 @@ class Searcher:
             agrees = no_rival(set(words), stem)
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value, types=types, stemmer=stem,
-               no_rival=agrees, slack=slack, now=not period)
+               no_rival=agrees, slack=slack,
+               now=not period and not asks_about_past(base))
         if grouped is not None:
             from . import topic  # already loaded by self._topic
 
@@ -177,7 +178,8 @@ class Searcher:
         vset = frozenset(vocab)
         group = topic.version_group(about, sources, hit_for, self._saved_at,
                                     attribute=attribute, vocab=vset,
-                                    ambiguous=topic.ambiguous_terms(attribute, stem))
+                                    ambiguous=topic.ambiguous_terms(attribute, stem),
+                                    weak=topic.weak_terms(attribute, stem))
         personal = attribute in topic.PERSONAL
         group = scoped.one_scope(group, view, personal)
         if not group:

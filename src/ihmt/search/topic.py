@@ -45,6 +45,7 @@ from .topic_words import (
     TOOL_ATTRIBUTES,
     VALUE_WORDS,
     VOCABULARY,
+    WEAK,
     about_me,
     in_context,
     mere_mention,
@@ -63,6 +64,11 @@ def vocabulary_terms(attribute: str, stemmer: str) -> list[str]:
     names included (:data:`AMBIGUOUS`: a memory joins by one only where it is a tool)."""
     words = VOCABULARY.get(attribute, "") + " " + " ".join(sorted(AMBIGUOUS.get(attribute, ())))
     return list(dict.fromkeys(tokenize(words, stemmer)))
+
+
+def weak_terms(attribute: str, stemmer: str) -> frozenset[str]:
+    """:data:`ihmt.search.topic_words.WEAK` of ``attribute`` as index terms."""
+    return frozenset(tokenize(WEAK.get(attribute, ""), stemmer))
 
 
 def ambiguous_terms(attribute: str, stemmer: str) -> frozenset[str]:
@@ -100,12 +106,15 @@ def version_group(candidates: list[Hit], fact_sources: list[str],
                   make_hit: Callable[[str], Hit | None],
                   saved_at: Callable[[str], str] = lambda _id: "", *, attribute: str = "",
                   vocab: frozenset[str] = frozenset(),
-                  ambiguous: frozenset[str] = frozenset()) -> list[Hit]:
+                  ambiguous: frozenset[str] = frozenset(),
+                  weak: frozenset[str] = frozenset()) -> list[Hit]:
     """The dated memories about one attribute among ``candidates`` (hits of the vocabulary
     descent and of the query) and the timeline's ``fact_sources``, oldest first; memories
     of the same day in the order they were saved (``saved_at``). A candidate whose only
     words of the ``vocab`` are ``ambiguous`` product names joins where it uses one as a
-    tool ("Lunch with Kate" is not about an editor)."""
+    tool ("Lunch with Kate" is not about an editor); one whose only words of it are
+    ``weak`` (words other topics use as much: "build", "job") joins where it names one of
+    the attribute's values ("The nightly report job runs at 02:00" is no CI)."""
     by_id: dict[str, Hit] = {}
     for h in candidates:
         if h.id not in by_id:
@@ -131,6 +140,10 @@ def version_group(candidates: list[Hit], fact_sources: list[str],
         if h.id not in fact_sources and words and words <= ambiguous \
                 and not _in_context(h, attribute):
             continue
+        if h.id not in fact_sources and words and words <= weak and \
+                not VALUE_WORDS.get(attribute, frozenset()) & set(re.findall(r"[a-z]+",
+                                                                           fold(text))):
+            continue  # found by a word other topics use as much, naming none of its values
         group.append(h)
     days: dict[str, int] = {}
     for h in group:

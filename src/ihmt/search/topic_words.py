@@ -57,6 +57,16 @@ VOCABULARY: dict[str, str] = {
                 "daily reunión reunion standup",
 }
 
+# Words of an attribute's vocabulary that other topics use as much ("the nightly report
+# *job* runs at 02:00", "the data team *builds* dashboards in Metabase"): a memory found by
+# these alone joins the group only where it names one of the attribute's own values
+# (:data:`VALUE_WORDS`) or the timeline knows it.
+WEAK: dict[str, str] = {
+    "ci": "build builds built jobs job pipeline pipelines integration integración integracion",
+    "runtime": "version upgraded upgrade bumped services versión actualizamos subimos "
+               "servicios",
+}
+
 # A memory that rejects, plans or only imagines a value does not state it.
 REJECT = re.compile(
     r"\b(?:turned\s+\w+\s+down|turned\s+down|declined|decided\s+against|said\s+no|not\s+for\s+me"

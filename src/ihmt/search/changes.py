@@ -56,12 +56,15 @@ from .change_words import CUE
 
 WINDOW = 8  # hits looked at: the versions of one answer rank close together
 LEADS = 3  # of those, the first ones whose later changes are looked for beyond the hits
-FOLLOW = 12  # memories that descent returns
+FOLLOW = 8  # memories that descent returns
+FOLLOW_TERMS = 4  # of the answers' words, the rarest this many find them
+FOLLOW_MAX_WORDS = 8  # a query of more words (a pasted text, a digest's word list) is
+#   answered by what it says: no change of its answers is looked for beyond them
 CLOSE = 0.6  # share of the first answer's score from which another one is followed too
 
 
 def later_changes(look: list[Hit], terms: set[str], stemmer: str,
-                  find: Callable[[list[str], int], list[Hit]]) -> list[Hit]:
+                  find: Callable[[list[str], int, str], list[Hit]]) -> list[Hit]:
     """Memories beyond ``look`` that may say one of its first answers changed: found by
     the answers' own words (their subject and their values, not the question's), dated no
     earlier than the oldest of them, holding a word of change. The question finds the
@@ -82,7 +85,7 @@ def later_changes(look: list[Hit], terms: set[str], stemmer: str,
     since = min((h.date or "")[:10] for h in leads)
     seen = {h.id for h in look}
     out = []
-    for h in find(words, FOLLOW):
+    for h in find(words, FOLLOW, since):
         if h.id in seen or (h.date or "")[:10] < since:
             continue
         if CUE.search(fold(h.excerpt or h.title)):
@@ -94,14 +97,15 @@ def later_changes(look: list[Hit], terms: set[str], stemmer: str,
 def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                   saved_at: Callable[[str], str], excerpt: Callable[[Hit], str],
                   facts_of: Callable[[str], frozenset[str]],
-                  find: Callable[[list[str], int], list[Hit]] | None = None,
+                  find: Callable[[list[str], int, str], list[Hit]] | None = None,
                   successor: Callable[[str], str | None] | None = None) -> list[Hit]:
     """``hits`` with each later memory that says it changed an earlier one right before
     that one, which is flagged outdated (see the module docstring). ``terms``: the query's
     index terms; ``saved_at(id)``: when a memory was saved (orders a same-day pair);
     ``excerpt(hit)``: the later memory as the flag quotes it; ``facts_of(id)``: the
-    timeline's ``subject::attribute`` keys a memory states; ``find(words, k)``: the
-    memories of the answer's scope that best match ``words`` (:func:`later_changes`), or
+    timeline's ``subject::attribute`` keys a memory states; ``find(words, k, since)``:
+    the memories of the answer's scope dated ``since`` or later that best match the rarest
+    of ``words`` (:func:`later_changes`), or
     None to look at the hits only; ``successor(id)``: the memory the fact timeline says
     corrected an outdated one."""
     look = [h for h in hits[:WINDOW] if h.matched]

@@ -69,6 +69,31 @@ class ScopeFilter:
     cross: float | None = None
 
 
+def frequencies(store: Store, terms: list[str]) -> dict[str, int]:
+    """How many memories hold each of ``terms``: read from the trunk's nodes (the files a
+    descent opens first, so a search has them already), no leaf and no deeper branch."""
+    return _frequencies(store, store.root()["top"], list(dict.fromkeys(terms)), Descent(), {})
+
+
+def _frequencies(store: Store, tops: list[dict[str, Any]], q: list[str], out: Descent,
+                 opened: dict[str, Any]) -> dict[str, int]:
+    df = dict.fromkeys(q, 0)
+    for entry in tops:
+        if int(entry["layer"]) == 0:
+            tf = entry.get("tf") or {}
+            for t in q:
+                if t in tf:
+                    df[t] += 1
+        else:
+            br = _open(store, entry, out)
+            opened[entry["id"]] = br
+            for t in q:
+                s = br.self_stats(t)
+                if s:
+                    df[t] += s[2]
+    return df
+
+
 def _tf_part(tf: int, length: int, avgdl: float) -> float:
     return tf / (tf + K1 * (1.0 - B + B * length / avgdl))
 
@@ -91,21 +116,8 @@ def descend(store: Store, terms: list[str], k: int, *, max_files: int = 400,
 
     # Document frequencies: the sum over the trunk's nodes (each branch knows its subtree).
     tops = root["top"]
-    df = dict.fromkeys(q, 0)
     opened: dict[str, Any] = {}
-    for entry in tops:
-        if int(entry["layer"]) == 0:
-            tf = entry.get("tf") or {}
-            for t in q:
-                if t in tf:
-                    df[t] += 1
-        else:
-            br = _open(store, entry, out)
-            opened[entry["id"]] = br
-            for t in q:
-                s = br.self_stats(t)
-                if s:
-                    df[t] += s[2]
+    df = _frequencies(store, tops, q, out, opened)
     idf = {t: math.log(1.0 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items() if d > 0}
     out.idf = idf
     q = [t for t in q if t in idf]

@@ -95,3 +95,14 @@ def asks_about_past(query: str) -> bool:
     """'What was the login provider before the switch?': an earlier version is the answer,
     though the question names no date."""
     return bool(_PAST.search(fold(query)))
+
+
+_EVENT = lazy(r"\b(did|was|were|had|happened)\b|\b(hizo|hiciste|hicimos|fue|fuiste|fuimos"
+              r"|dijo|dijiste|paso)\b")
+
+
+def asks_about_event(query: str) -> bool:
+    """'When did Caroline go to the support group?', 'what did James say about it?': a
+    question in the past asks what happened, not which value holds now, so nothing said
+    later is looked for beyond its own words."""
+    return bool(_EVENT.search(fold(query)))

@@ -26,10 +26,10 @@ from . import scoped
 from .answer import annotate, corrections_first, finish, rerank
 from .asked import answer_type_terms
 from .change_notes import use_verbs
-from .changes import changes_first, no_rival, quote, version_head
-from .descent import Descent, ScopeFilter, descend
+from .changes import FOLLOW_MAX_WORDS, FOLLOW_TERMS, changes_first, no_rival, quote, version_head
+from .descent import Descent, ScopeFilter, descend, frequencies
 from .hybrid import blend, keep_semantic_first, lexical_coverage
-from .intent import asks_about_past, asks_for_current, fact_intent
+from .intent import asks_about_event, asks_about_past, asks_for_current, fact_intent
 
 _YEAR = re.compile(r"(?:1[6-9]|2[0-9])[0-9]{2}")
 
@@ -93,16 +93,23 @@ class Searcher:
         if not period:  # a change said in words leads what it changed (and is flagged)
             lead_id = hits[0].id if grouped is not None and hits else None
 
-            def later(found_by: list[str], k: int) -> list[Hit]:
-                """The memories ``found_by`` finds best, in the view searched."""
-                more = scoped.label(_hits(self.descend(found_by, k, flt), loader), view,
-                                    root)
+            def later(found_by: list[str], k: int, since: str) -> list[Hit]:
+                """The memories dated ``since`` or later, in the view searched, that the
+                rarest of ``found_by`` find best (the rarest words are the names and the
+                subject; a descent over every word of a memory would open the whole
+                tree)."""
+                df = frequencies(self.store, found_by)
+                rare = sorted((t for t in found_by if df.get(t)), key=lambda t: df[t])
+                d = self.descend(rare[:FOLLOW_TERMS], k, _dated_since(flt, since))
+                more = scoped.label(_hits(d, loader), view, root)
                 annotate(more, self.timeline, self.excerpt)
                 return more
 
             hits = changes_first(hits, terms=set(words), stemmer=stem,
                                  saved_at=self._saved_at, excerpt=quote,
-                                 facts_of=self.timeline.keys_of, find=later,
+                                 facts_of=self.timeline.keys_of,
+                                 find=None if asks_about_event(base)
+                                 or len(set(words)) > FOLLOW_MAX_WORDS else later,
                                  successor=lambda i: self.timeline.outdated_by(i)
                                  or self.timeline.changed_by(i))
             if lead_id is not None and hits and hits[0].id != lead_id:
@@ -312,6 +319,18 @@ class Searcher:
             except NotFoundError as exc:
                 return f"[unavailable: {exc}]"
         return load
+
+
+def _dated_since(flt: ScopeFilter | None, since: str) -> ScopeFilter:
+    """``flt`` narrowed to memories dated ``since`` (an ISO day) or later: a branch whose
+    newest memory is older is not opened."""
+    def leaf(entry: dict) -> bool:
+        return (entry.get("date_from") or "")[:10] >= since and (flt is None or flt.leaf(entry))
+
+    def node(entry: dict) -> bool:
+        return (entry.get("date_to") or "")[:10] >= since and (flt is None or flt.node(entry))
+
+    return ScopeFilter(leaf=leaf, node=node)
 
 
 def _unflag(hits: list[Hit], before: dict[str, tuple[bool, list[str]]]) -> None:

@@ -28,6 +28,11 @@ from .change_words import (
     NOW_CUES,
     OLD_SLOT,
     REASON,
+    STATE_GENERIC,
+    STATE_QUALIFIERS,
+    STATE_VALUE_END,
+    STATE_VALUE_WORDS,
+    STATES,
     STILL,
     USE_VERBS,
     WAY,
@@ -37,11 +42,23 @@ from .change_words import (
 _DAYS_AND_MONTHS = CALENDAR - {"may"}  # (English "may" is a verb)
 _WORD_VALUES = _DAYS_AND_MONTHS
 
-_WORD = re.compile(r"[\w][\w.+#-]*")
+_NEGATED = re.compile(r"\s*(?i:not|no|never|nunca|ni)\b")
+_FIGURE = re.compile(r"\b(\d+(?:[.,:]\d+)?)\s*(%|[a-z]{2,})")  # "30 days", "2am", "5%"
+_WORD = re.compile(r"[#@]?[\w][\w.+#-]*")  # ("#general", "@ops": a channel, a handle)
 # Where a sentence starts again, so that its first word is capitalised anyway. Not after
 # a semicolon: there a capital is a name ("Lena moved to the platform team; Tomasz leads
 # payments now").
 _SENTENCE_END = re.compile(r"[.!?:\n]\s*$")
+
+
+@dataclass(frozen=True)
+class State:
+    """A value a sentence states of a thing: "Our CDN is CloudFront" is the thing {cdn},
+    the value {cloudfront}, and no other words of the value."""
+
+    subject: frozenset[str]  # the thing's terms, without "new", "default", "again" ...
+    value: frozenset[str]  # the value's terms that read as values: names, figures, periods
+    rest: frozenset[str]  # the value's other terms before it ("written" of "written in Go")
 
 
 @dataclass
@@ -72,6 +89,9 @@ class Note:
     defines: bool = False  # its first clause says what a thing is ("Our CDN is Akamai")
     slots: set[str] = field(default_factory=set)  # terms said where a value stands ("is
     #   yarn", "with black", "on Fly"): what may be a value though written in lower case
+    states: list[State] = field(default_factory=list)  # the values it states of things
+    figures: set[tuple[str, str]] = field(default_factory=set)  # (number, unit term):
+    #   "kept for 30 days" is ("30", "day")
 
     @property
     def says_change(self) -> bool:
@@ -86,7 +106,8 @@ class Note:
 # Where a value stands after a verb of being or a preposition of means ("is yarn", "with
 # black", "on Fly", "es Redis", "con Jest").
 _SLOT = re.compile(
-    r"\b(?:is|are|was|were|on|in|with|by|via|through|using|to|at|for|es|son|era|en|con|por)"
+    r"\b(?:(?:is|are|was|were|se)\s+(?:called|named|llama)|is|are|was|were|on|in|with|by|via"
+    r"|through|using|to|at|for|es|son|era|en|con|por|called|named|llamad[oa])"
     r"\s+(?:the\s+|a\s+|an\s+|our\s+|el\s+|la\s+|los\s+|las\s+)?([\w][\w.+#-]*)")
 
 
@@ -105,7 +126,8 @@ def read_note(text: str, stemmer: str) -> Note:
         if start and not w[:1].isdigit():  # (capitalised anyway, or a name written in
             note.initial.update(whole)      # lower case: "pnpm es el gestor ...")
         if any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:]) or \
-                (w[0].isupper() and not start) or fold(w).rstrip(".") in _WORD_VALUES:
+                (w[0].isupper() and not start) or fold(w).rstrip(".") in _WORD_VALUES \
+                or w[0] in "#@":
             note.names.update(whole)
             note.parts.update(tokenize(w, stemmer)[1:])
             if not (w.isupper() and len(w) <= 4):  # "CI", "API", "DB" may be a subject
@@ -154,12 +176,85 @@ def read_note(text: str, stemmer: str) -> Note:
                 note.names.update(ahead)
                 note.values.update(ahead)
     note.moved_to &= note.names
+    note.states = states_of(text, stemmer)
+    for m in _FIGURE.finditer(folded):
+        unit = tokenize(m.group(2), stemmer)[:1]
+        if unit:
+            note.figures.add((m.group(1), unit[0]))
     note.parts -= note.whole
     for m in WAY.finditer(text):
         if set(tokenize(m.group(2), stemmer)[:1]) & note.names:
             note.ways.update(tokenize(m.group(1), stemmer))
     note.ways -= note.names  # ("Fly" of "Fly Machines" is the value, not how it serves)
     return note
+
+
+def states_of(text: str, stemmer: str) -> list[State]:
+    """The values ``text`` states of things, sentence by sentence (see
+    :data:`ihmt.search.change_words.STATES`). A value must hold a name, a figure or a
+    period: "The API is fast" states nothing this rule can compare."""
+    out = []
+    for sentence in _sentences(text):
+        m = STATES.search(sentence)
+        if m is None or sentence.rstrip().endswith("?"):  # a question states nothing
+            continue
+        subj = m.group("subj") or m.group("subj2") or m.group("subj3") or ""
+        raw = m.group("val") or m.group("val2") or m.group("val3") or ""
+        raw = STATE_VALUE_END.split(raw, maxsplit=1)[0]
+        if _NEGATED.match(raw):  # "is not Auth0" says what it is not
+            continue
+        subject = frozenset(t for t in tokenize(subj, stemmer)
+                            if t not in _QUALIFIER_TERMS(stemmer))
+        if not subject or subject & _GENERIC_TERMS(stemmer) or len(raw.split()) > 8:
+            continue
+        value, rest = set(), set()
+        for w in _WORD.findall(raw):
+            terms = tokenize(w, stemmer)[:1]
+            word = fold(w).rstrip(".")
+            if word in ABBREVIATIONS:  # "Dr." is no value: "Dr. Osei" is "Osei"
+                continue
+            if any(c.isdigit() for c in w) or any(c.isupper() for c in w) or \
+                    word in STATE_VALUE_WORDS or word in _WORD_VALUES:
+                value.update(terms)
+            elif m.group("val") and not value:  # how the value serves, said before it
+                # ("written in Go"; not "at the clinic" after "Dr. Osei", nor "I use" of
+                # "I use Chrome as my browser")
+                rest.update(t for t in terms if t not in _QUALIFIER_TERMS(stemmer))
+        if value:
+            out.append(State(subject, frozenset(value), frozenset(rest)))
+    return out
+
+
+def _sentences(text: str) -> list[str]:
+    """``text`` cut where a sentence ends (not after "Dr." or an initial)."""
+    out, start = [], 0
+    for m in re.finditer(r"[.;!?]+\s+|\n+", text):
+        if text[m.start()] == "." and _abbreviation(text, _word_start(text, m.start()),
+                                                    m.start() + 1):
+            continue
+        out.append(text[start:m.end()])  # (its mark kept: "?" says a question)
+        start = m.end()
+    out.append(text[start:])
+    return [s for s in out if s.strip()]
+
+
+def _word_start(text: str, end: int) -> int:
+    """Where the word ending at ``end`` starts."""
+    i = end
+    while i > 0 and not text[i - 1].isspace():
+        i -= 1
+    return i
+
+
+@functools.lru_cache(maxsize=8)
+def _QUALIFIER_TERMS(stemmer: str) -> frozenset[str]:  # noqa: N802 (a constant, cached)
+    return frozenset(t for w in STATE_QUALIFIERS for t in tokenize(w, stemmer)) | \
+        frozenset(STATE_QUALIFIERS)
+
+
+@functools.lru_cache(maxsize=8)
+def _GENERIC_TERMS(stemmer: str) -> frozenset[str]:  # noqa: N802 (a constant, cached)
+    return frozenset(t for w in STATE_GENERIC for t in tokenize(w, stemmer))
 
 
 def _abbreviation(text: str, start: int, end: int) -> bool:

@@ -32,7 +32,7 @@ _CUANDO = (r"enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubr
 _DATED = (r"(?:since|from|as\s+of|starting)\s+(?:this\s+|last\s+|next\s+)?(?:" + _WHEN + r")"
           r"|desde\s+(?:este\s+|esta\s+|el\s+|la\s+)?(?:" + _CUANDO + r")"
           # dated by an event of change: "since the upgrade", "desde la migración"
-          r"|since\s+the\s+(?:upgrade|migration|move|switch|switchover|cutover|reorg|merger"
+          r"|(?:since|after)\s+the\s+(?:upgrade|migration|move|switch|switchover|cutover|reorg|merger"
           r"|rewrite|relaunch)(?!\s+(?:of|to|from|at|in)\b)"
           r"|desde\s+(?:la|el)\s+(?:migracion|cambio|mudanza|actualizacion)"
           # "this year the freeze starts on the 20th", "este año"
@@ -79,6 +79,13 @@ CUE = lazy(
     r"|good-?bye|farewell|(?:got|bought|received|picked\s+up)\s+(?:a\s+|an\s+|my\s+)?new"
     r"|adios|(?:me|nos)\s+(?:pase|pasamos|cambie|cambiamos)|cerre|cancele|di\s+de\s+baja"
     r"|me\s+compre\s+(?:un|una)\s+nuev[oa]|devolvi"
+    # a name changed, an old value said to be over, a figure moved: "renamed master to
+    # main", "Heroku is history", "vendí el Ibiza", "retention went up to 90 days", "my new
+    # phone", "Correction: ..."
+    r"|renam(?:ed|ing)|(?:is|are|was|were|es|son)\s+history|(?:es|son)\s+historia|vendi|vendimos"
+    r"|(?:went|goes|go|came|comes)\s+(?:up|down)\s+to|(?:increas|decreas|rais|lower|reduc|doubl"
+    r"|halv)(?:ed|ing)\s+(?:\S+\s+){0,4}?to|sub(?:io|imos)\s+a|baj(?:o|amos)\s+a"
+    r"|(?:my|our)\s+new|(?:mi|nuestr[oa])\s+nuev[oa]|correction|correccion"
     r"|relocat(?:ed|ing)|stopped|left\s+\S+(?:\s+\S+)?\s+for|(?:is|are|was|were)\s+gone"
     r"|(?:is|are|was|were)\s+out\b(?!\s+(?:of|on|for|to|sick|today|this))"
     r"|\w+\s+out\s*(?=[,;:])|back\s+(?:on|to|with|at|in)|registered\s+with"
@@ -93,13 +100,14 @@ CUE = lazy(
 # Where the old value stands in a change: "from X", "replaced X", "instead of X", "off X",
 # "dropped X", "de X a", "en lugar de X" (the word right after).
 OLD_SLOT = lazy(
-    r"\b(?:from|off|replac(?:ed|ing)|instead\s+of|dropp(?:ed|ing)|ditch(?:ed|ing)"
+    r"\b(?:(?:cancele|cerre|vendi|deje)\s+(?:la|el|los|las)\s+(?:\w+\s+)?del?"  # "cerré la del X"
+    r"|from|off|replac(?:ed|ing)|instead\s+of|dropp(?:ed|ing)|ditch(?:ed|ing)"
     r"|retir(?:ed|ing)|stopped\s+using|no\s+longer\s+(?:use|using|keep|run|on|in|with"
     r"|\w+\s+(?:on|in|with|for|from|by))"  # "no longer pay for Heroku"
     r"|got\s+rid\s+of|reemplazamos|sustituimos|dejamos(?:\s+de\s+usar)?|apagamos"
     r"|closed|cancel(?:l?ed|led)|good-?bye|bye|farewell|adios|cerre(?:\s+la\s+cuenta\s+de)?"
     r"|cancele|di\s+de\s+baja|deje(?:\s+de\s+usar)?|returned|sold|stopped(?:\s+using)?"
-    r"|left|quit"
+    r"|left|quit|renam(?:ed|ing)|vendi|vendimos"
     r"|en\s+(?:lugar|vez)\s+de|ya\s+no\s+(?:usamos|tenemos|\w+\s+(?:de|con|en)))\s+"
     # ("ya no tiramos de Kubernetes"; not "ya no mandamos los logs a X": its object)
     r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+|a\s+)?(\w[\w.+#-]*)"
@@ -117,6 +125,7 @@ OLD_SLOT = lazy(
     # cancelled"
     r"|(\w[\w.+#-]*)\s+(?:went|goes|was\s+sent|got\s+sent)\s+back\b"
     r"|(\w[\w.+#-]*)\s+(?:is|are|was|were)\s+gone\b"
+    r"|(\w[\w.+#-]*)\s+(?:is|are|was|were|es|son|fue)\s+(?:history|historia)\b"
     r"|(\w[\w.+#-]*)\s+(?:(?:is|are|was|were)\s+)?out\b(?=\s*[,;:.]|\s+in\s+favou?r|\s*$)"
     r"|(\w[\w.+#-]*)\s+(?:contract|account|plan|subscription|membership|instance|servers?"
     r"|cuenta|contrato|suscripcion)\s+(?:was\s+|is\s+|got\s+)?(?:cancell?ed|closed"
@@ -130,7 +139,7 @@ OLD_SLOT = lazy(
 NEW_SLOT = lazy(
     r"(?:\b(?:to|into|onto|with|by|por|hacia|a|new\s+home:?|nuevo\s+hogar:?"
     r"|(?:swapped|traded|exchanged|left\s+\S+(?:\s+\S+)?)\s+for|back\s+on)|->|\u2192)\s+"
-    r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+)?(\w[\w.+#-]*)")
+    r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+)?([#@]?\w[\w.+#-]*)")
 
 # A new value said before the word of change: "the Keycloak migration", "Cognito took
 # over", "la migración a X" is NEW_SLOT's. Group 1: up to two words before it.
@@ -233,3 +242,57 @@ CALENDAR = frozenset(
     september october november december lunes martes miercoles jueves viernes sabado domingo
     enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre
     diciembre""".split())
+
+# A memory that states the value of a thing, read on each sentence unfolded (a capital
+# tells a name): "Our CDN is CloudFront", "Mi banco es el BBVA", "Password manager:
+# LastPass", "Correction: the message queue is Kafka", "Firefox is my default browser",
+# "I use Chrome as my browser". A later memory stating another value of the same thing, in
+# the same words, is its newer version though it says no word of change. Groups: ``subj``
+# (``subj2``, ``subj3``) the thing, ``val`` (``val2``, ``val3``) what is said of it.
+_LABEL = (r"(?i:(?:correction|update|actually|edit|fyi|note|correcci[oó]n|actualizaci[oó]n"
+          r"|en\s+realidad|ojo)\s*[:,-]\s*)?")
+_OWNER = r"(?i:(?:the|our|my|el|la|los|las|nuestro|nuestra|nuestros|nuestras|mi|mis)\s+)"
+_NAMED = r"(?:[\w][\w.+#-]*(?:\s+[\w][\w.+#-]*){0,2})"
+STATES = lazy(
+    r"^\W*" + _LABEL + r"(?P<val2>" + _NAMED + r")\s+(?i:is|es)\s+(?i:now\s+|ahora\s+)?"
+    r"(?i:my|our|mi|nuestro|nuestra)\s+(?P<subj2>[\w-]+(?:\s+[\w-]+){0,2})"
+    r"|^\W*" + _LABEL + _OWNER + r"?(?P<subj>[\w-]+(?:\s+[\w-]+){0,3}?)"
+    r"(?:\s+(?i:is|are|es|son|est[aá]|est[aá]n)\s+(?i:now\s+|ahora\s+)?|\s*:\s+)"
+    r"(?i:(?:a|an|the|un|una|el|la)\s+)?(?P<val>[^,;!?()]{1,80}?)"
+    r"(?=\s*(?:[,;!?()]|\.?\s*$))"
+    r"|\b(?P<val3>" + _NAMED + r")\s+(?i:as)\s+(?i:my|our)\s+"
+    r"(?P<subj3>[\w-]+(?:\s+[\w-]+){0,2})", flags=0)
+
+# Where a stated value ends and what dates or explains it begins ("MySQL 8 since the
+# upgrade", "Kafka because of the volume").
+STATE_VALUE_END = lazy(
+    r"\s+(?:since|after|from|as\s+of|starting|because|due\s+to|for\s+the|until|desde"
+    r"|tras|porque|hasta)\b")
+
+# Words that say which one of a thing, not what thing: dropped from a stated subject ("my
+# new phone", "my default browser again" are "phone" and "browser").
+STATE_QUALIFIERS = frozenset(
+    """new current default main primary usual favorite favourite preferred present actual
+    again now too also anymore still nuevo nueva actual principal favorito favorita habitual
+    ahora tambien todavia""".split())
+
+# Subjects too general to be one thing with one value ("The problem is Redis", "The plan
+# is Kafka"): what is said of them is an event or an opinion, not a setting.
+STATE_GENERIC = frozenset(
+    """problem problems issue issues question idea plan plans reason goal answer point thing
+    things result bug error fix difference trick key rule note update todo status option
+    options choice choices alternative alternatives suggestion proposal candidate candidates
+    risk concern worry downside upside benefit advantage problema problemas tema pregunta
+    idea plan razon objetivo respuesta cosa resultado error opcion opciones propuesta
+    alternativa riesgo ventaja""".split())
+
+# Words of a stated value that are values though written in lower case: counts, periods
+# and units of time ("every two weeks", "monthly", "cada dos semanas").
+STATE_VALUE_WORDS = frozenset(
+    """one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty
+    hundred thousand once twice every daily weekly biweekly fortnightly monthly quarterly
+    yearly annually hourly nightly day days week weeks month months year years hour hours
+    minute minutes uno una dos tres cuatro cinco seis siete ocho nueve diez doce quince
+    veinte treinta cien mil cada diario diaria semanal quincenal mensual trimestral anual
+    dia dias semana semanas mes meses ano anos hora horas minuto minutos weekday weekdays
+    weekend weekends laborables""".split())

@@ -51,7 +51,7 @@ from collections.abc import Callable
 
 from ..model import Hit
 from ..text import clip_shown, fold, tokenize
-from .change_notes import Note, read_note, use_verbs
+from .change_notes import Note, read_note, states_of, use_verbs
 from .change_words import CUE
 
 WINDOW = 8  # hits looked at: the versions of one answer rank close together
@@ -111,11 +111,15 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
     look = [h for h in hits[:WINDOW] if h.matched]
     extra = later_changes(look, terms, stemmer, find) if find is not None and look else []
     pool = look + extra
-    # Most answers hold no word of change: their excerpts (no leaf read) say so.
-    if len(pool) < 2 or not any(CUE.search(fold(h.excerpt or h.title)) for h in pool):
+    # Most answers hold no word of change, and no two of them state a value of a thing:
+    # their excerpts (no leaf read) say so.
+    if len(pool) < 2 or not (any(CUE.search(fold(h.excerpt or h.title)) for h in pool)
+                             or sum(bool(states_of(h.excerpt or h.title, stemmer))
+                                    for h in pool) >= 2):
         return hits
     notes = {h.id: read_note(h.text, stemmer) for h in pool}
-    if not any(n.changed for n in notes.values()):
+    if not any(n.changed for n in notes.values()) and \
+            sum(bool(n.states) for n in notes.values()) < 2:
         return hits
     for h in extra:  # the question's words it holds, as the descent would have matched
         h.matched = [t for t in sorted(terms) if t in notes[h.id].words]
@@ -130,8 +134,8 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
     out = list(hits)
     for i, new in enumerate(order):
         n = notes[new.id]
-        if not n.changed:  # (an outdated change still changed what came before it)
-            continue
+        if not n.changed and not n.states:  # (an outdated change still changed what
+            continue  # came before it)
         for old in order[:i]:
             if old not in out:  # a memory found beyond the hits that changed nothing shown
                 continue
@@ -202,6 +206,11 @@ def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     attrs = {k.split("::", 1)[-1] for k in facts_of(old.id)}
     if attrs & {k.split("::", 1)[-1] for k in facts_of(new.id)}:
         return None
+    # Both state a value of one thing, the later another value ("Our CDN is CloudFront",
+    # later "Our CDN is Fastly"): the later is the newer version, said without a word of
+    # change.
+    if _restates(o, n, set(old.matched)):
+        return NAMED
     uses = use_verbs(stemmer)
     # A sentence's first word is capitalised anyway; it is a name where the other memory
     # writes it capitalised inside a sentence ("Nginx is our reverse proxy" and "Traefik
@@ -239,6 +248,11 @@ def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     if values & n.gone & (o_names | o.slots | o.initial) or \
             (not beyond and fresh and values & (o_names | n_names)):
         return NAMED
+    # A figure the change gives in the unit of one of the earlier's ("logs are kept for 30
+    # days", later "log retention went up to 90 days"): the earlier figure is the old value.
+    if any(u == v and x != y and y in n.changed and x not in n.words
+           for x, u in o.figures for y, v in n.figures):
+        return NAMED
     # Said without the old value ("deploys migrated to GitHub Actions"): about the same
     # thing (a subject word inside the change that is no verb of use), a name of its own
     # where the new value stands, the earlier memory naming one the later does not, and
@@ -247,8 +261,10 @@ def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     about = (set(old.matched) & set(new.matched) & n.changed) - uses
     if beyond and not about:
         about = (said & n.changed) - uses
+    # (the earlier's name may stand elsewhere in the later, not in its change: "All
+    # infrastructure code is Terraform now; the CloudFormation stacks were imported")
     if n.hedged or not about or not (n.moved_to & fresh) - n.kept or \
-            not o_names - n.words - terms:
+            not o_names - n.changed - terms:
         return None
     # A query word the earlier matched and the later lacks (but for verbs of use, the word
     # that says how the earlier's value serves, "se generan con X", and a word found only
@@ -269,6 +285,30 @@ def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     if len(about) >= 2 or (o.ways & set(old.matched)) - subject or o.defines:
         return POSSIBLY
     return FOLLOWS
+
+
+def _restates(o: Note, n: Note, asked: set[str]) -> bool:
+    """Whether the later ``n`` states another value of a thing the earlier ``o`` stated a
+    value of, a thing the question asked about (see
+    :data:`ihmt.search.change_words.STATES`): the same subject words, the value said the
+    same way ("written in" both, or neither), and a value that is neither the old one nor
+    a part or a widening of it ("Berlin Mitte" after "Berlin" only says more). Not when
+    the later is a plan, keeps the old value ("still"), or names the old value elsewhere
+    without saying it went away and without a word of change (two values side by side)."""
+    if n.hedged:
+        return False
+    for a in o.states:
+        if not a.subject & asked:
+            continue
+        for b in n.states:
+            if a.subject != b.subject or a.rest != b.rest or a.value <= b.value or \
+                    b.value <= a.value:
+                continue
+            old_value = a.value - b.value
+            if old_value & n.kept or ((old_value & n.words) - n.gone and not n.changed):
+                continue
+            return True
+    return False
 
 
 def _sibling(n: Note, o: Note, subject: set[str], uses: frozenset[str]) -> bool:

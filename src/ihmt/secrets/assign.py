@@ -42,7 +42,7 @@ _SECRET_KEY_NAME = lazy(
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 # Group 1: separator, 2: quote, 3: quoted value, 4: bare value.
 _ASSIGN_TAIL = lazy(
-    r"[\"']?([ \t]*(?::[ \t]*[A-Za-z_][A-Za-z0-9_\[\], |.]{0,40}?[ \t]*=|:=|=>|=|:)(?!=)[ \t]*)"
+    r"[\"']?\]?([ \t]*(?::[ \t]*[A-Za-z_][A-Za-z0-9_\[\], |.]{0,40}?[ \t]*=|:=|=>|=|:)(?!=)[ \t]*)"
     r"(?:([\"'`])([^\"'`\n\r]{1,4096})\2|([^\s\"'`,;)\]}=]{1,4096}={0,2}))"
 )
 _PASSWORD_KEY = lazy(r"(?i)pass(?:word|wd|phrase)?|pwd|psk")
@@ -92,6 +92,19 @@ def reference(value: str) -> bool:
     return (parts[0].lower() in _OBJECTS or any("_" in p or p.isupper() and len(p) > 1
                                                   for p in parts)
             or not any(c.isdigit() for c in parts[-1]))
+
+
+_WORD_NUMBER = lazy(r"[a-z]{3,}[0-9]+")
+_CAPS_WORD = lazy(r"[A-Z]{3,}")
+
+
+def _mixed_convention(value: str) -> bool:
+    """``cobalt2.DRIFT``, ``tundra41_PEPPER``: a lower-case word run into digits beside a
+    word in capitals. Names keep one convention (``settings.API_KEY``, ``db_2``); a
+    password made of words flips case and carries a number."""
+    parts = re.split(r"[._]", value)
+    return (any(_WORD_NUMBER.fullmatch(p) for p in parts)
+            and any(_CAPS_WORD.fullmatch(p) for p in parts))
 
 
 def assignments(text: str, low: str) -> Iterator[Found]:
@@ -159,7 +172,8 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
         q = text[key_start - 1: key_start] if key_start > 0 else ""
         if q in ("'", '"') and text[end: end + 1] == q and sep == sep.strip():
             return None  # "passwd:gecos": one string literal, not an assignment
-        if IDENT_CHAIN.fullmatch(value) and not random_looking(value):
+        if IDENT_CHAIN.fullmatch(value) and not random_looking(value) and not (
+                password and _mixed_convention(value)):
             if _NAMES_A_SECRET.search(value) or "." in value and reference(value):
                 return None  # settings.API_KEY, ssl_keyfile_password=ssl_keyfile_password
             if ("=" not in sep and value[0].isupper() and switch_rate(value) < 0.3
@@ -209,7 +223,8 @@ def _call_argument(text: str, key: str, key_start: int, kw_end: int) -> Found | 
             or re.search(r"\s", value)):
         return None  # a reference, a template, words (`("password", "api token")`)
     if IDENT_CHAIN.fullmatch(value) and not random_looking(value) and (
-            sum(c.isdigit() for c in value) < 3 or _NAMES_A_SECRET.search(value)):
+            sum(c.isdigit() for c in value) < 3 and switch_rate(value) < 0.45
+            or _NAMES_A_SECRET.search(value)):
         return None  # a name: `field_serializer('password', 'password_bytes')`
     password = bool(_PASSWORD_KEY.search(key))
     if not (random_looking(value) or password and looks_like_password(value)

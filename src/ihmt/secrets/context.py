@@ -51,9 +51,10 @@ def aws_secrets(text: str, low: str) -> Iterator[Found]:
 # ---------------------------------------------------------------------- URLs
 # `scheme://user:password@host`, found from its `://` (the scheme is read backwards). The
 # password may hold an `@` itself (people paste them unencoded): the last `@` before the
-# host ends it. The user may be empty (`redis://:pw@host`).
+# host ends it. The user may be empty (`redis://:pw@host`), or an LDAP bind DN whose
+# commas start its next component (`ldaps://cn=admin,dc=example,dc=org:pw@host`).
 _CONNECTION = lazy(
-    r"://([^\s:/@'\"<>,]{0,128}):([^\s'\"<>/,]{1,256})@([A-Za-z0-9\[][^\s/'\"<>@?#]{0,255})"
+    r"://((?:[^\s:/@'\"<>,]|,(?=[A-Za-z]+=)){0,128}):([^\s'\"<>/,]{1,256})@([A-Za-z0-9\[][^\s/'\"<>@?#]{0,255})"
 )
 _SCHEME_TAIL = lazy(r"[a-zA-Z][a-zA-Z0-9+.\-]{0,30}$")
 

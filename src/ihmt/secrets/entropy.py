@@ -100,6 +100,8 @@ def random_token(tok: str, before: str, after: str) -> bool:
         return False
     if is_public(core) or _CID.fullmatch(core) or _PUBLIC_BEFORE.search(before[-60:]):
         return False
+    if before.endswith("/") and _PUBLIC_BEFORE.search(before[-60:].rstrip("/")):
+        return False  # `SHA256:/H6NE...`, `h1:/XFQ...`: base64 that starts with a slash
     if _ALGORITHM.match(core) or is_placeholder(core):
         return False  # a hash named by its algorithm; a stand-in (`...EXAMPLEKEY`)
     label = _ID_BEFORE.search(before[-40:])

@@ -173,16 +173,18 @@ def _password_value(value: str, joined: bool) -> bool:
         return False
     if joined and _DICEWARE.fullmatch(core):
         return True  # four words or more joined by hyphens: a diceware passphrase
-    if not looks_like_password(core) or core.startswith(("{", "<", "http", "/", "~")):
+    if not looks_like_password(core) or core.startswith(("{", "<", "http", "/", "~/")):
         return False
+    if re.fullmatch(r"~[\w.\-]*", core):
+        return False  # ~ana, a home folder (a password may start with a tilde)
     if variable_reference(core):
         return False
     if re.search(r"[(\[{}\]]", core):
         return False  # code: `password = getpass.getpass(...)`
     if re.fullmatch(r"!{1,2}[A-Za-z_][\w.\-/:]*", core):
         return False  # `password: !vault |`: a YAML tag
-    if re.match(r"[A-Za-z_][\w.\-]*=", core):
-        return False  # `password_file=/etc/db.pass`: the next setting, not a value
+    if re.match(r"[A-Za-z_][\w.\-]*=(?!=*$)", core):
+        return False  # `password_file=/etc/db.pass`: the next setting (not `Camino1991=`)
     if joined and _WORD_PASSPHRASE.fullmatch(core):
         return True  # words and a number: a passphrase, not `user_password`
     if IDENT_CHAIN.fullmatch(core) and not random_looking(core) and (
@@ -220,6 +222,8 @@ _PAIR = lazy(
     r"\s*(?::|->|→|=|\sis\s|\ses\s)\s*"
     r"([a-z0-9._%+\-@]{1,64})(\s+/\s+|/|:|[ \t]+:[ \t]+)(\S{4,128})")
 _SLUG = lazy(r"[a-z0-9]+(?:[-_.][a-z0-9]+)+")
+# A part that runs letters into digits (`jacket56`): a password's, not a region's (`eu-west-1`).
+_LETTERS_DIGITS = lazy(r"[A-Za-z]{2,}[0-9]{2,}")
 # "laptop login jmartin / X": no colon, but a user and a value either side of a spaced slash.
 _PAIR_SPACED = lazy(r"[ \t]+([a-z0-9._%+\-@]{1,64})([ \t]+/[ \t]+)(\S{4,128})")
 
@@ -238,8 +242,8 @@ def pairs(text: str, low: str) -> Iterator[Found]:
             continue
         if not _password_value(value, True):
             continue
-        if (sep == "/" or sep.strip() == ":" and sep != ":") and _SLUG.fullmatch(
-                value.lower()) and not random_looking(value):
+        if (sep == "/" or sep.strip() == ":" and sep != ":" and not _LETTERS_DIGITS.search(
+                value)) and _SLUG.fullmatch(value.lower()) and not random_looking(value):
             continue  # a path or a region after "account:" (prod/eu-west-1, prod : eu-west-1)
         s = m.start(3)
         yield "password", s, s + len(value), f"{user}{sep.strip()}{preview(value)}"

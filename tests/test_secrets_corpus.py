@@ -46,3 +46,15 @@ def test_the_fourth_split_is_big_varied_and_well_marked() -> None:
     assert not any(c.spans for c in ordinary)
     assert not any(m in c.text for c in secrets + ordinary for m in "«»⟦⟧")
     assert fourth_cases() == fourth_cases() and fourth_cases(1) != fourth_cases()
+
+
+def test_the_fifth_split_is_big_varied_and_well_marked() -> None:
+    from bench.secrets_fifth import fifth_cases
+
+    secrets, ordinary = fifth_cases()
+    assert len(secrets) >= 150 and len({c.kind for c in secrets}) >= 50
+    assert len(ordinary) >= 300 and len({c.kind for c in ordinary}) >= 15
+    assert all(c.spans and all(e > s for s, e in c.spans) for c in secrets)
+    assert not any(c.spans for c in ordinary)
+    assert not any(m in c.text for c in secrets + ordinary for m in "«»‹›")
+    assert fifth_cases() == fifth_cases() and fifth_cases(1) != fifth_cases()

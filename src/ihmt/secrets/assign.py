@@ -13,8 +13,10 @@ from collections.abc import Iterator
 
 from ..lazy_re import lazy
 from .values import (
+    app_password,
     is_placeholder,
     is_public,
+    looks_like_password,
     mixed,
     preview,
     random_looking,
@@ -28,7 +30,7 @@ Found = tuple[str, int, int, str]
 # `password = "..."`, `DB_PASSWORD=...`, `"api_key": "..."`, `token: ...`: the keyword is
 # found in the lower-cased text, the key around it is read back to its start, and what
 # follows is matched by _ASSIGN_TAIL at the keyword's end.
-KEYWORD = lazy(r"pass(?:word|wd|phrase)?|pwd|secret|key|token|credential|auth")
+KEYWORD = lazy(r"pass(?:word|wd|phrase)?|pwd|psk|secret|key|token|credential|auth")
 _SECRET_KEY_NAME = lazy(
     r"pass(?:word|wd|phrase)$|(?:^|[_.\-])(?:pass|pwd|psk|secret|"
     r"(?:secret|api|access|private|signing|encryption|master|account|auth|client|app|"
@@ -40,7 +42,7 @@ _SECRET_KEY_NAME = lazy(
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 # Group 1: separator, 2: quote, 3: quoted value, 4: bare value.
 _ASSIGN_TAIL = lazy(
-    r"[\"']?([ \t]*(?::[ \t]*[A-Za-z_][A-Za-z0-9_\[\], |.]{0,40}?[ \t]*=|:=|=>|=|:)(?!=)[ \t]*)"
+    r"[\"']?\]?([ \t]*(?::[ \t]*[A-Za-z_][A-Za-z0-9_\[\], |.]{0,40}?[ \t]*=|:=|=>|=|:)(?!=)[ \t]*)"
     r"(?:([\"'`])([^\"'`\n\r]{1,4096})\2|([^\s\"'`,;)\]}=]{1,4096}={0,2}))"
 )
 _PASSWORD_KEY = lazy(r"(?i)pass(?:word|wd|phrase)?|pwd|psk")
@@ -57,6 +59,14 @@ _TEMPLATE = lazy(r"\$\{|\$\(|\{\{|\{%|%\(|^%\w+%$|^[{<(\[]|^[\w.]+\(|\)$")
 _CAP_WORD = lazy(r"[A-Z][a-z]")
 _HUMP = lazy(r"(?<=[a-z0-9])(?=[A-Z])")
 _PUBLIC_NAME = lazy(r"(?i)public|publishable")
+# A key that is one part of a colon-separated name (`arn:aws:secretsmanager:...:secret:x`,
+# `urn:...:token:...`): the resource's name, not a value given to it.
+_NAME_PATH = lazy(r"(?i)(?:^|[\s\"'`(=])(?:arn|urn):[^\s\"'`]*$")
+# `define('DB_PASSWORD', '...')`, `os.environ.setdefault("API_TOKEN", "...")`: a call whose
+# first argument names the secret and whose second is its literal value.
+_CALL_TAIL = lazy(r"([\"'])[ \t]*,[ \t]*([\"'])([^\"'\n\r]{1,4096})\2[ \t]*[),]")
+_CALL_OPEN = lazy(r"\([ \t]*$")
+_HEX_VALUE = lazy(r"[0-9a-fA-F]+")
 
 
 def secret_key_name(key: str) -> bool:
@@ -84,6 +94,19 @@ def reference(value: str) -> bool:
             or not any(c.isdigit() for c in parts[-1]))
 
 
+_WORD_NUMBER = lazy(r"[a-z]{3,}[0-9]+")
+_CAPS_WORD = lazy(r"[A-Z]{3,}")
+
+
+def _mixed_convention(value: str) -> bool:
+    """``cobalt2.DRIFT``, ``tundra41_PEPPER``: a lower-case word run into digits beside a
+    word in capitals. Names keep one convention (``settings.API_KEY``, ``db_2``); a
+    password made of words flips case and carries a number."""
+    parts = re.split(r"[._]", value)
+    return (any(_WORD_NUMBER.fullmatch(p) for p in parts)
+            and any(_CAPS_WORD.fullmatch(p) for p in parts))
+
+
 def assignments(text: str, low: str) -> Iterator[Found]:
     for m in KEYWORD.finditer(low):
         found = _assignment(text, m.start(), m.end())
@@ -104,8 +127,12 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
     sigil = text[start - 1] if start > 0 else ""
     if sigil and sigil in "{%":
         return None  # ${DB_PASSWORD:?unset}, %DB_PASSWORD%: a reference, not a value
+    if sigil == ":" and _NAME_PATH.search(text, max(0, start - 200), start):
+        return None  # arn:aws:secretsmanager:eu-west-1:...:secret:prod/db
     m = _ASSIGN_TAIL.match(text, kw_end)
     if m is None:
+        if sigil in ("'", '"'):
+            return _call_argument(text, key, start, kw_end)
         return None
     sep = m.group(1)
     if sigil == "$" and not ("=" in sep and m.group(3) is not None):
@@ -114,6 +141,8 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
     kind = "password" if password else "credential"
     if m.group(3) is not None:
         value, start, end = m.group(3), m.start(3), m.end(3)
+        if password and app_password(value):
+            return kind, start, end, key + sep.strip()[:1] + preview(value)
         if is_placeholder(value) or re.search(r"\s", value):
             return None  # prose in quotes
         if not random_looking(value) and (re.search(r"\{[\w.]*\}|%[sdr]", value)
@@ -143,7 +172,8 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
         q = text[key_start - 1: key_start] if key_start > 0 else ""
         if q in ("'", '"') and text[end: end + 1] == q and sep == sep.strip():
             return None  # "passwd:gecos": one string literal, not an assignment
-        if IDENT_CHAIN.fullmatch(value) and not random_looking(value):
+        if IDENT_CHAIN.fullmatch(value) and not random_looking(value) and not (
+                password and _mixed_convention(value)):
             if _NAMES_A_SECRET.search(value) or "." in value and reference(value):
                 return None  # settings.API_KEY, ssl_keyfile_password=ssl_keyfile_password
             if ("=" not in sep and value[0].isupper() and switch_rate(value) < 0.3
@@ -172,8 +202,35 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
         return None
     if not password and not (mixed(value) or len(value) >= 24):
         return None  # token = "return" in a lexer, secret = "session" in a config
+    if not password and len(value) < 16 and _HEX_VALUE.fullmatch(value):
+        return None  # `?token=6d3f77d3`: a short hex is a cache buster or an id, not a key
     shown = key + sep.strip()[:1]
     return kind, start, end, shown + preview(value)
+
+
+def _call_argument(text: str, key: str, key_start: int, kw_end: int) -> Found | None:
+    """``define('DB_PASSWORD', 'value')``: the literal second argument of a call whose
+    first argument is the quoted key. Only a value shaped like a password or a key counts
+    (``("password", "Contraseña")`` is a label)."""
+    quote = text[key_start - 1]
+    if not _CALL_OPEN.search(text, max(0, key_start - 12), key_start - 1):
+        return None
+    m = _CALL_TAIL.match(text, kw_end)
+    if m is None or m.group(1) != quote:
+        return None
+    value, start, end = m.group(3), m.start(3), m.end(3)
+    if (is_placeholder(value) or variable_reference(value) or _TEMPLATE.search(value)
+            or re.search(r"\s", value)):
+        return None  # a reference, a template, words (`("password", "api token")`)
+    if IDENT_CHAIN.fullmatch(value) and not random_looking(value) and (
+            sum(c.isdigit() for c in value) < 3 and switch_rate(value) < 0.45
+            or _NAMES_A_SECRET.search(value)):
+        return None  # a name: `field_serializer('password', 'password_bytes')`
+    password = bool(_PASSWORD_KEY.search(key))
+    if not (random_looking(value) or password and looks_like_password(value)
+            and any(not c.isalpha() for c in value)):
+        return None
+    return ("password" if password else "credential"), start, end, f"{key}, " + preview(value)
 
 
 _PATH = lazy(r"(?:\.{1,2}|~)/[\w.\-/]*")

@@ -51,9 +51,10 @@ def aws_secrets(text: str, low: str) -> Iterator[Found]:
 # ---------------------------------------------------------------------- URLs
 # `scheme://user:password@host`, found from its `://` (the scheme is read backwards). The
 # password may hold an `@` itself (people paste them unencoded): the last `@` before the
-# host ends it. The user may be empty (`redis://:pw@host`).
+# host ends it. The user may be empty (`redis://:pw@host`), or an LDAP bind DN whose
+# commas start its next component (`ldaps://cn=admin,dc=example,dc=org:pw@host`).
 _CONNECTION = lazy(
-    r"://([^\s:/@'\"<>,]{0,128}):([^\s'\"<>/,]{1,256})@([A-Za-z0-9\[][^\s/'\"<>@?#]{0,255})"
+    r"://((?:[^\s:/@'\"<>,]|,(?=[A-Za-z]+=)){0,128}):([^\s'\"<>/,]{1,256})@([A-Za-z0-9\[][^\s/'\"<>@?#]{0,255})"
 )
 _SCHEME_TAIL = lazy(r"[a-zA-Z][a-zA-Z0-9+.\-]{0,30}$")
 
@@ -93,9 +94,12 @@ def signed_urls(text: str, low: str) -> Iterator[Found]:
 
 
 # ---------------------------------------------------------------------- headers
+# The scheme is any word before a space: besides Basic and Bearer, providers name their
+# own (Okta's `SSWS`, Opsgenie's `GenieKey`, `Token`, `Klaviyo-API-Key` ...).
 _AUTH_HEADER = lazy(
     r"(?:authorization|proxy-authorization)[\"']?\s*[:=,]\s*[\"']?"
-    r"(basic|bearer|token|digest|apikey|api-key|key|sso-key)?\s*([a-z0-9+/=._~\-:]{8,})")
+    r"(?:(basic|bearer|token|digest|apikey|api-key|key|sso-key)|([a-z][a-z0-9_\-]{1,24})"
+    r"(?=[ \t]))?\s*([a-z0-9+/=._~\-:]{8,})")
 _BEARER = lazy(r"bearer\s+([a-z0-9._~+/\-]{20,}=*)(?![a-z0-9._~+/\-])")
 
 
@@ -106,17 +110,19 @@ def _min_entropy(value: str) -> float:
 
 def headers(text: str, low: str) -> Iterator[Found]:
     for m in _AUTH_HEADER.finditer(low):
-        scheme = m.group(1) or ""
-        value = text[m.start(2): m.end(2)].rstrip("\"'")
-        end = m.start(2) + len(value)
+        scheme = m.group(1) or m.group(2) or ""
+        value = text[m.start(3): m.end(3)].rstrip("\"'")
+        end = m.start(3) + len(value)
         if is_placeholder(value) or variable_reference(value) or value.startswith(("{", "<")):
             continue
+        if m.group(2) is not None and "=" in value.rstrip("="):
+            continue  # `AWS4-HMAC-SHA256 Credential=...`: parameters of a signed request
         if scheme == "basic":
             if decodes_to_user_password(value):
-                yield "basic_auth", m.start(2), end, "Basic " + preview(value)
+                yield "basic_auth", m.start(3), end, "Basic " + preview(value)
             continue
         if len(value) >= 16 and mixed(value) and entropy(value) >= _min_entropy(value):
-            yield "bearer_token", m.start(2), end, f"{scheme or 'Authorization'} " + preview(value)
+            yield "bearer_token", m.start(3), end, f"{scheme or 'Authorization'} " + preview(value)
     for m in _BEARER.finditer(low):
         value = text[m.start(1): m.end(1)]
         if (starts_word(low, m.start()) and mixed(value) and not is_placeholder(value)

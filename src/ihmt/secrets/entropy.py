@@ -7,7 +7,14 @@ import math
 import re
 
 from ..lazy_re import lazy
-from .values import decodes_to_text, encoded_file, entropy, is_public, switch_rate
+from .values import (
+    decodes_to_text,
+    encoded_file,
+    entropy,
+    is_placeholder,
+    is_public,
+    switch_rate,
+)
 
 # High-entropy candidates: base64 / base64url / hex runs of at least 32 characters.
 TOKEN = lazy(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{32,}={0,2}(?![A-Za-z0-9+/_\-=])")
@@ -31,7 +38,7 @@ _PUBLIC_BEFORE = lazy(
     r"(?i)(?:sha\d+[:\-]|h1:|integrity\W*|base64,|ipfs://|/ipfs/|"
     r"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+|"
     r"public[_ \-]?key\W{0,4}|pubkey\W{0,4}|peer\W{0,3}|recipient\W{0,3}|\bpk\.|"
-    r"(?:site|publishable)[_ \-]?key\W{0,4}|"
+    r"(?:site|publishable)[_ \-]?key\W{0,4}|\bpublic\)?[ \t]*(?:is|=|:)?[ \t]*|"
     r"(?:checksum|digest|hash)[\w\-]*[\"']?\s*[:=]\s*[\"']?|"
     r"\"(?:n|e|x|y|kid|x5t(?:#s256)?|x5c)\"\s*:\s*\[?\s*\")$")
 # A hash named by its algorithm, in the token itself (`sha256-...` in SRI and nix).
@@ -93,8 +100,10 @@ def random_token(tok: str, before: str, after: str) -> bool:
         return False
     if is_public(core) or _CID.fullmatch(core) or _PUBLIC_BEFORE.search(before[-60:]):
         return False
-    if _ALGORITHM.match(core):
-        return False
+    if before.endswith("/") and _PUBLIC_BEFORE.search(before[-60:].rstrip("/")):
+        return False  # `SHA256:/H6NE...`, `h1:/XFQ...`: base64 that starts with a slash
+    if _ALGORITHM.match(core) or is_placeholder(core):
+        return False  # a hash named by its algorithm; a stand-in (`...EXAMPLEKEY`)
     label = _ID_BEFORE.search(before[-40:])
     if label is not None and (label.group(1) or "").lower() not in _SECRET_IDS:
         return False  # an identifier, named so (session and secret ids are not exempt)
@@ -122,9 +131,13 @@ def random_token(tok: str, before: str, after: str) -> bool:
         if not _SECRET_CONTEXT.search(line_before + " " + ctx_after):
             return False
         return entropy(core) >= 3.0 and switch_rate(core) >= 0.3
-    has_lower = any(c.islower() for c in core)
-    has_upper = any(c.isupper() for c in core)
-    digits = sum(c.isdigit() for c in core)
+    # The classes of the random part: a word before or after it (`Acme-<hash>`, `<id>_Build`)
+    # lends a lower-case hash no capital letter.
+    parts = [p for p in re.split(r"[_\-]", core) if not _WORD_SEGMENT.fullmatch(p)]
+    body = "".join(parts) or core
+    has_lower = any(c.islower() for c in body)
+    has_upper = any(c.isupper() for c in body)
+    digits = sum(c.isdigit() for c in body)
     if not (has_lower and has_upper and digits >= 1):
         return False
     threshold = min(4.5, 0.82 * math.log2(len(core)) + 0.3)

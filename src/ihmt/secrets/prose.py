@@ -10,11 +10,13 @@ its shape: a word is not a password, a random run is a key.
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Iterator
 
 from ..lazy_re import lazy
 from .assign import IDENT_CHAIN, reference
 from .values import (
+    app_password,
     entropy,
     is_placeholder,
     is_public,
@@ -30,14 +32,14 @@ Found = tuple[str, int, int, str]
 
 _PROSE_KEY = lazy(
     r"pass(?:words?|wd|phrase|code|wort)?|pwd?|pin(?: code)?|contrase(?:ñ|n)a|clave|"
-    r"mot de passe|kennwort|senha|wachtwoord|(?:recovery|backup|2fa|mfa|totp|otp) "
-    r"(?:seed|code|key)s?")
+    r"mot de passe|kennwort|senha|wachtwoord|"
+    r"(?:recovery|backup|2fa|mfa|totp|otp|authenticator)(?: setup| secret)? (?:seed|code|key)s?")
 # What joins the keyword to its value: an adjective ("contraseña nueva"), what it is for
 # ("for the NAS", "de la base de datos"), a parenthesis ("as of Monday"), then a copula,
 # an arrow or a colon.
 _CONNECT = lazy(
     r"(?:\s+(?:new|old|current|temporary|default|initial|nueva|nuevo|actual|temporal|"
-    r"provisional|inicial))?"
+    r"provisional|inicial|privada|privado|secreta|secreto|maestra|maestro))?"
     r"(?:\s+(?:for|of|at|on|to|in|del|de|para|du|für|da|do|van)\s[^\n.;!?:=]{0,40}?)?"
     r"(?:,[^,\n]{1,30},)?"
     r"(?:[,;]?\s+(?:changed|rotated|updated|reset|again|today|yesterday|and|so|it))"
@@ -58,9 +60,13 @@ _GROUPED = lazy(r"[a-z]{4}(?: [a-z]{4}){3}(?![A-Za-z0-9])")
 _BASE32 = lazy(r"[A-Z2-7]{16,}=*")
 # A TOTP seed as authenticator apps show it: groups of four base32 characters.
 _BASE32_GROUPS = lazy(r"[A-Z2-7]{4}(?: [A-Z2-7]{4}){3,15}(?![A-Za-z0-9])")
+_BASE32_GROUPS_LOW = lazy(r"[a-z2-7]{4}(?: [a-z2-7]{4}){3,15}(?![A-Za-z0-9])")
 _OPEN_PAREN = lazy(r" \((?=[^\s)]{4,128}\))")
 # Words joined into a passphrase and ended by digits: `maple_lemon_copper_1`.
 _WORD_PASSPHRASE = lazy(r"[a-z]{3,}(?:[._\-][a-z]{3,}){2,}[._\-]?\d{1,4}", re.IGNORECASE)
+# Four words or more joined by hyphens or dots, as diceware passphrases are written
+# (underscores join the words of a name in code: `read_from_env_file`).
+_DICEWARE = lazy(r"[a-z]{3,}(?:([-.])[a-z]{3,})(?:\1[a-z]{3,}){2,}", re.IGNORECASE)
 
 
 def prose(text: str, low: str) -> Iterator[Found]:
@@ -71,46 +77,86 @@ def prose(text: str, low: str) -> Iterator[Found]:
             continue
         key = m.group(0)
         pos = m.end()
+        changed = _changed_before(low, m.start())
         c = _CONNECT.match(low, pos)
-        if c is None and _changed_before(low, m.start()):
+        if c is None and changed:
             c = _TO.match(low, pos)
         if c is None and low.startswith(" (", pos):
             c = _OPEN_PAREN.match(low, pos)  # "the router password (X) over the phone"
-        if c is not None:
-            pos = c.end()
-        else:
-            # "user ana, password <value>": the value right after the word
-            if not low.startswith(" ", pos):
-                continue
-            pos += 1
-        grouped = _GROUPED.match(text, pos) if "pass" in key else None
-        if grouped is not None and c is not None:
-            yield "password", pos, grouped.end(), key + " " + preview(grouped.group(0))
+        found = _value_after(text, key, c.end() if c is not None else pos, c is not None)
+        if found is None and c is not None and changed:
+            # "reset the password to X until SSO is back": the copula's join read past the
+            # value; after a verb of change, `to` joins the key to it.
+            t = _TO.match(low, pos)
+            if t is not None and t.end() != c.end():
+                found = _value_after(text, key, t.end(), True)
+        if found is None:
             continue
-        v = _PROSE_VALUE.match(text, pos)
-        if v is None:
-            continue
-        g = 2 if v.group(2) is not None else 3
-        value = v.group(g)
-        s = v.start(g)
-        if g == 3:
-            # A full stop may end the sentence or the password: mask it with the value.
-            value = value.rstrip(",;:)]\"'`")
-        if key.startswith("pin"):
-            if c is not None and re.fullmatch(r"\d{4,12}\.?", value):
-                yield "password", s, s + len(value), key + " " + preview(value)
-            continue
-        groups = _BASE32_GROUPS.match(text, pos) if key.endswith(("seed", "key")) else None
-        if groups is not None and c is not None:
-            yield "password", pos, groups.end(), key + " " + preview(groups.group(0))
-            continue
-        if key.endswith(("seed", "seeds", "key", "keys")) and c is not None and (
-                _BASE32.fullmatch(value) or random_looking(value)):
-            yield "password", s, s + len(value), key + " " + preview(value)
-            continue
-        if not _password_value(value, c is not None):
-            continue
-        yield "password", s, s + len(value), key + " " + preview(value)
+        yield found
+        if key.endswith("codes"):
+            yield from _more_codes(text, key, found)
+
+
+def _value_after(text: str, key: str, pos: int, joined: bool) -> Found | None:
+    """The value given to ``key`` at ``pos`` (after its join when ``joined``), or None."""
+    if not joined:
+        # "user ana, password <value>": the value right after the word
+        if not text.startswith(" ", pos):
+            return None
+        pos += 1
+    grouped = _GROUPED.match(text, pos) if joined else None
+    if grouped is not None and ("pass" in key or key.startswith(("contrase", "clave"))
+                                and app_password(grouped.group(0))):
+        return "password", pos, grouped.end(), key + " " + preview(grouped.group(0))
+    v = _PROSE_VALUE.match(text, pos)
+    if v is None:
+        return None
+    g = 2 if v.group(2) is not None else 3
+    value = v.group(g)
+    s = v.start(g)
+    if g == 3:
+        # A full stop may end the sentence or the password: mask it with the value.
+        value = value.rstrip(",;:)]\"'`")
+    if key.startswith("pin"):
+        if joined and re.fullmatch(r"\d{4,12}\.?", value):
+            return "password", s, s + len(value), key + " " + preview(value)
+        return None
+    if key.endswith(("seed", "key")) and joined:
+        groups = _BASE32_GROUPS.match(text, pos) or _base32_lower_groups(text, pos)
+        if groups is not None:
+            return "password", pos, groups.end(), key + " " + preview(groups.group(0))
+    if key.endswith(("seed", "seeds", "key", "keys")) and joined and (
+            _BASE32.fullmatch(value) or random_looking(value)):
+        return "password", s, s + len(value), key + " " + preview(value)
+    if not _password_value(value, joined):
+        return None
+    return "password", s, s + len(value), key + " " + preview(value)
+
+
+def _base32_lower_groups(text: str, pos: int) -> re.Match[str] | None:
+    """A TOTP seed in lower-case groups of four (``lqzq af2b ...``), as some apps show it:
+    with a digit, which words have not."""
+    g = _BASE32_GROUPS_LOW.match(text, pos)
+    return g if g is not None and any(c.isdigit() for c in g.group(0)) else None
+
+
+# The rest of a list of codes: one per line or after commas, each shaped as the first.
+_NEXT_ITEM = lazy(r"[ \t]*(?:[,;]|\r?\n)[ \t]*(?:[-*•][ \t]+)?(\S{4,64})")
+_SHAPE = str.maketrans(string.ascii_letters + string.digits, "x" * 62)
+
+
+def _more_codes(text: str, key: str, first: Found) -> Iterator[Found]:
+    """Every code of a list of recovery codes, not the first only (one per line or after
+    commas); a code counts when it has the first one's shape: its length, and where its
+    separators are."""
+    _, s, e, _ = first
+    shape = text[s:e].translate(_SHAPE)
+    for _ in range(64):
+        m = _NEXT_ITEM.match(text, e)
+        if m is None or m.group(1).rstrip(",;").translate(_SHAPE) != shape:
+            return
+        s, e = m.start(1), m.start(1) + len(shape)
+        yield "password", s, e, key + " " + preview(text[s:e])
 
 
 def _changed_before(low: str, start: int) -> bool:
@@ -125,16 +171,20 @@ def _password_value(value: str, joined: bool) -> bool:
     core = value.rstrip(".")
     if not joined and not (looks_like_password(core) and any(ch.isdigit() for ch in core)):
         return False
-    if not looks_like_password(core) or core.startswith(("{", "<", "http", "/", "~")):
+    if joined and _DICEWARE.fullmatch(core):
+        return True  # four words or more joined by hyphens: a diceware passphrase
+    if not looks_like_password(core) or core.startswith(("{", "<", "http", "/", "~/")):
         return False
+    if re.fullmatch(r"~[\w.\-]*", core):
+        return False  # ~ana, a home folder (a password may start with a tilde)
     if variable_reference(core):
         return False
     if re.search(r"[(\[{}\]]", core):
         return False  # code: `password = getpass.getpass(...)`
     if re.fullmatch(r"!{1,2}[A-Za-z_][\w.\-/:]*", core):
         return False  # `password: !vault |`: a YAML tag
-    if re.match(r"[A-Za-z_][\w.\-]*=", core):
-        return False  # `password_file=/etc/db.pass`: the next setting, not a value
+    if re.match(r"[A-Za-z_][\w.\-]*=(?!=*$)", core):
+        return False  # `password_file=/etc/db.pass`: the next setting (not `Camino1991=`)
     if joined and _WORD_PASSPHRASE.fullmatch(core):
         return True  # words and a number: a passphrase, not `user_password`
     if IDENT_CHAIN.fullmatch(core) and not random_looking(core) and (
@@ -170,8 +220,10 @@ _PAIR_KEY = lazy(r"(?:log[ -]?ins?|sign[ -]in|credentials|creds|credenciales|acc
 _PAIR = lazy(
     r"(?:\s+(?:for|to|of|on|at|para|de|del|en)\s[^\n:=>→]{0,40}?)?"
     r"\s*(?::|->|→|=|\sis\s|\ses\s)\s*"
-    r"([a-z0-9._%+\-@]{1,64})(\s+/\s+|/|:)(\S{4,128})")
+    r"([a-z0-9._%+\-@]{1,64})(\s+/\s+|/|:|[ \t]+:[ \t]+)(\S{4,128})")
 _SLUG = lazy(r"[a-z0-9]+(?:[-_.][a-z0-9]+)+")
+# A part that runs letters into digits (`jacket56`): a password's, not a region's (`eu-west-1`).
+_LETTERS_DIGITS = lazy(r"[A-Za-z]{2,}[0-9]{2,}")
 # "laptop login jmartin / X": no colon, but a user and a value either side of a spaced slash.
 _PAIR_SPACED = lazy(r"[ \t]+([a-z0-9._%+\-@]{1,64})([ \t]+/[ \t]+)(\S{4,128})")
 
@@ -190,8 +242,9 @@ def pairs(text: str, low: str) -> Iterator[Found]:
             continue
         if not _password_value(value, True):
             continue
-        if sep == "/" and _SLUG.fullmatch(value.lower()) and not random_looking(value):
-            continue  # "account: prod/eu-west-1": a path, a region
+        if (sep == "/" or sep.strip() == ":" and sep != ":" and not _LETTERS_DIGITS.search(
+                value)) and _SLUG.fullmatch(value.lower()) and not random_looking(value):
+            continue  # a path or a region after "account:" (prod/eu-west-1, prod : eu-west-1)
         s = m.start(3)
         yield "password", s, s + len(value), f"{user}{sep.strip()}{preview(value)}"
 

@@ -110,6 +110,14 @@ def _random(v: str) -> bool:
     return mixed(v) and _digits(2)(v)
 
 
+def _encoded_private_key(v: str) -> bool:
+    """Base64 of a PEM block whose first line says PRIVATE KEY (a kubeconfig's
+    ``client-key-data``, a key passed in an environment variable); certificates and
+    public keys are encoded the same way and stay public."""
+    head = b64_decoded(v[:96])
+    return head is not None and b"PRIVATE KEY" in head.split(b"\n", 1)[0]
+
+
 # Providers' formats beyond the first list, each a documented prefix and body: cloud and
 # CI platforms, AI APIs, payment, messaging and developer tools.
 MORE_SHAPES: tuple[Shape, ...] = (
@@ -183,6 +191,9 @@ MORE_SHAPES: tuple[Shape, ...] = (
     Shape("shippo_token", _c(r"shippo_(?:live|test)_[a-f0-9]{40}" + _END_ALNUM), _lit(12)),
     Shape("django_secret", _c(r"django-insecure-[^\s'\"`]{30,}"), _lit(16)),
     Shape("crypto_private_key", _c(r"xprv[1-9A-HJ-NP-Za-km-z]{107,108}" + _END_ALNUM), _lit(4)),
+    # "-----BEGIN" in base64: the block's label is read from the decoded head.
+    Shape("private_key", _c(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{40,}={0,2}"), _lit(14),
+          check=_encoded_private_key),
 )
 
 

@@ -22,6 +22,17 @@ _PLACEHOLDER_WORDS = {
 }
 # Words that say a value is a stand-in: `fake-key-0000`, `dummy_token`, `...EXAMPLE`.
 _STAND_IN_WORDS = frozenset("fake dummy example sample placeholder notreal".split())
+# The same words glued into a value: in capitals anywhere (documentation keys such as
+# `wJalr...EXAMPLEKEY`; seven capitals in a row never come out of a random draw), or at the
+# end with what they stand for (`...examplekey`, `dummytoken`).
+_STAND_IN_GLUED = lazy(r"EXAMPLE|DUMMY|PLACEHOLDER|NOTREAL|(?i:(?:example|dummy|sample|"
+                       r"placeholder|fake)(?:key|token|secret|pass(?:word)?|pw|id)?$)")
+# Where a secret lives, given instead of it: a secret manager's reference (1Password's
+# `op://`, Vault and helm-secrets' `vault:`, `ref+...://` of vals, cloud secret managers).
+_STORE_REFERENCE = lazy(
+    r"(?:op|vault|ref\+[a-z0-9]+|sm|gsm|gcpsm|awssm|azkv|keyvault|doppler|bws|infisical|akv|"
+    r"k8s-secret)://|(?:vault|secretsmanager|ssm|keyvault):[a-z]|"
+    r"arn:aws[\w-]*:(?:secretsmanager|ssm|kms):|@microsoft\.keyvault\(", re.IGNORECASE)
 _STAND_IN_SPLIT = lazy(r"[-_.:/ ]+")
 _FILLER = frozenset("xX0*#.")
 _PLACEHOLDER_RE = lazy(
@@ -54,6 +65,8 @@ def is_placeholder(value: str) -> bool:
     # `AKIAXXXXXXXXXXXXXXXX`, a zero UUID): half the value one filler character.
     low = v.lower()
     if low.endswith("example") or _STAND_IN_WORDS.intersection(_STAND_IN_SPLIT.split(low)):
+        return True
+    if _STAND_IN_GLUED.search(v) or _STORE_REFERENCE.match(v):
         return True
     if len(v) >= 12:
         top, n = Counter(v).most_common(1)[0]
@@ -108,6 +121,17 @@ def looks_like_password(value: str) -> bool:
         return len(value) >= 8 and _CONSONANT_RUN.search(value.lower()) is not None
     has_alpha = any(c.isalpha() for c in value)
     return has_alpha and not re.fullmatch(r"v?\d+(?:\.\d+)+[a-z]*|\d+[a-zA-Z]{1,3}", value)
+
+
+_APP_PASSWORD = lazy(r"[a-z]{4}(?: [a-z]{4}){3}")
+_NOT_VOWEL = lazy(r"[b-df-hj-np-tv-xz]{3}")
+
+
+def app_password(value: str) -> bool:
+    """Four groups of four random letters, as Google shows an app password: one group at
+    least runs three consonants together, which four words of a sentence seldom do."""
+    return (_APP_PASSWORD.fullmatch(value) is not None
+            and _NOT_VOWEL.search(value) is not None)
 
 
 _VARIABLE = lazy(r"\$(?:\{|\(|[A-Z_][A-Z0-9_]*(?![A-Za-z0-9_])|[a-z_][a-z0-9_]*(?![A-Za-z0-9_]))")

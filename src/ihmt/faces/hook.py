@@ -122,8 +122,17 @@ def _write_cache(opened: list[Any], timeout: float, store: Path) -> None:
         with _time_limit(timeout, store):
             for s in opened:
                 s.write_deferred_cache()
+            if opened:
+                from .. import regex_cache
+
+                regex_cache.save(_regex_file(store))
     except BaseException as exc:  # noqa: BLE001 - a cache not written is only slower
         log.warning("branch cache not written: %s", type(exc).__name__)
+
+
+def _regex_file(store: Path) -> Path:
+    """The patterns the last searches compiled (:mod:`ihmt.regex_cache`)."""
+    return store / "state" / "cache" / "regex.bin"
 
 
 def _lexical_only() -> None:
@@ -152,6 +161,9 @@ def _run(event: str, payload: dict[str, Any], store: Path,
             return kept, {"injected": bool(kept), "reason": "digest, kept from an unchanged "
                           "store" if kept else "nothing on record qualifies", "text": kept,
                           "masked": True}
+    from .. import regex_cache
+
+    regex_cache.load(_regex_file(store))  # before the library compiles its patterns
     from ..memory import Memory  # imported here so that --help and IHMT_HOOKS=off stay light
     from ..recall import describe
 

@@ -47,11 +47,7 @@ from typing import Any
 
 from ..errors import DamagedFileError
 from .branch import BranchBase
-
-try:  # a fast parser and encoder (a dependency; the stdlib otherwise)
-    import orjson as _orjson
-except ImportError:  # pragma: no cover - installed with IHMT
-    _orjson = None
+from .files import fast_json
 
 PREFIX = b'{"ihmt_branch":2,'  # how a file of this format begins (the first format: not so)
 BUCKET_TERMS = 64  # terms per bucket, about: what a reader parses for one term
@@ -83,6 +79,7 @@ def _ints(values: Iterable[int]) -> array:
 
 
 def _json_bytes(obj: Any) -> bytes:
+    _orjson = fast_json()
     if _orjson is not None:
         try:
             return _orjson.dumps(obj)
@@ -92,6 +89,7 @@ def _json_bytes(obj: Any) -> bytes:
 
 
 def _parse(raw: Any) -> Any:
+    _orjson = fast_json()
     if _orjson is not None:
         try:
             return _orjson.loads(raw)

@@ -13,11 +13,6 @@ from typing import Any
 
 from ..errors import InputError
 
-try:  # a fast encoder for the large branch files (a dependency; the stdlib otherwise)
-    import orjson as _orjson
-except ImportError:  # pragma: no cover - installed with IHMT
-    _orjson = None
-
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 # A file of at least this size is given its blocks before it is written. On ext4 a file
@@ -148,8 +143,21 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def fast_json() -> Any:
+    """``orjson``, a fast JSON parser and encoder (a dependency; None without it), imported
+    on first use: loading its extension (and the ``uuid`` and ``platform`` it imports)
+    costs a fresh process about 58 M instructions (15 ms), which a process that parses no
+    branch and writes no JSON (``--help``, a session start whose digest is kept) saves."""
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - installed with IHMT
+        return None
+    return orjson
+
+
 def write_json(path: Path, obj: Any, *, durable: bool = False, indent: int | None = None) -> None:
-    if indent is None and _orjson is not None:
+    _orjson = fast_json() if indent is None else None
+    if _orjson is not None:
         try:
             atomic_write(path, _orjson.dumps(obj) + b"\n", durable=durable)
             return

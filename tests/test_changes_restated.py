@@ -140,3 +140,15 @@ def test_what_a_sentence_states() -> None:
     assert states_of("The API is fast.", "english") == []
     assert states_of("Our CDN is not Fastly.", "english") == []
     assert states_of("Is our CDN Fastly?", "english") == []
+
+
+def test_a_chat_line_states_no_value() -> None:
+    # "Speaker: text" is a line of a conversation, not "Password manager: LastPass"; a
+    # later sentence of a memory is talk about something else
+    assert states_of("Caroline: Thanks! See you at the LGBTQ group.", "english") == []
+    assert states_of("Caroline: I went to Paris with Mel.", "english") == []
+    assert states_of("Mel: My favourite band is Muse.", "english") == []
+    assert states_of("Great talk today. The book is Dune.", "english") == []
+    assert states_of("Password manager: LastPass.", "english")
+    assert states_of("Mel: Hey Caroline!", "english") == []
+    assert states_of("Build tool: Gradle 8", "english")

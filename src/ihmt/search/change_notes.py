@@ -42,6 +42,10 @@ from .change_words import (
 _DAYS_AND_MONTHS = CALENDAR - {"may"}  # (English "may" is a verb)
 _WORD_VALUES = _DAYS_AND_MONTHS
 
+_COLON = re.compile(r"\s*:")
+_PRONOUNS = frozenset("i me my mine we us our you your he him his she her it its they them "
+                      "their this that yo mi mis tu nosotros nuestro nuestra el ella ellos "
+                      "ellas esto eso".split())
 _NEGATED = re.compile(r"\s*(?i:not|no|never|nunca|ni)\b")
 _FIGURE = re.compile(r"\b(\d+(?:[.,:]\d+)?)\s*(%|[a-z]{2,})")  # "30 days", "2am", "5%"
 _WORD = re.compile(r"[#@]?[\w][\w.+#-]*")  # ("#general", "@ops": a channel, a handle)
@@ -190,11 +194,13 @@ def read_note(text: str, stemmer: str) -> Note:
 
 
 def states_of(text: str, stemmer: str) -> list[State]:
-    """The values ``text`` states of things, sentence by sentence (see
+    """The values ``text`` states of things in its first sentence (see
     :data:`ihmt.search.change_words.STATES`). A value must hold a name, a figure or a
     period: "The API is fast" states nothing this rule can compare."""
     out = []
-    for sentence in _sentences(text):
+    # The first sentence only: what a memory is about (a later sentence of a chat line,
+    # "… The book is Dune.", is talk about something else)
+    for sentence in _sentences(text)[:1]:
         m = STATES.search(sentence)
         if m is None or sentence.rstrip().endswith("?"):  # a question states nothing
             continue
@@ -207,8 +213,23 @@ def states_of(text: str, stemmer: str) -> list[State]:
                             if t not in _QUALIFIER_TERMS(stemmer))
         if not subject or subject & _GENERIC_TERMS(stemmer) or len(raw.split()) > 8:
             continue
+        # "Password manager: LastPass" states a value; "Caroline: I went to the park", a
+        # line of a chat, does not: after a colon the value is a few words, no pronoun,
+        # and its first word is capitalised anyway.
+        labelled = bool(m.group("val")) and _COLON.match(sentence, m.end("subj"))
+        name = subj.split()
+        if labelled and (len(raw.split()) > 3 or
+                         any(fold(w) in _PRONOUNS for w in raw.split()) or
+                         # one capitalised word before a colon: who speaks ("Mel: Hey
+                         # Caro!"), not a thing ("CI: …", "Password manager: …")
+                         (len(name) == 1 and name[0][:1].isupper() and not name[0].isupper())):
+            continue
         value, rest = set(), set()
-        for w in _WORD.findall(raw):
+        for i, w in enumerate(_WORD.findall(raw)):
+            if labelled and i == 0 and not (any(c.isdigit() for c in w) or
+                                            any(c.isupper() for c in w[1:])):
+                rest.update(tokenize(w, stemmer)[:1])
+                continue
             terms = tokenize(w, stemmer)[:1]
             word = fold(w).rstrip(".")
             if word in ABBREVIATIONS:  # "Dr." is no value: "Dr. Osei" is "Osei"

@@ -33,7 +33,7 @@ import random
 import re
 import string
 
-from bench.secrets_fresh import FreshCase
+from bench.secrets_fresh import FreshCase, marked
 
 SPLIT = "fifth"
 
@@ -733,18 +733,7 @@ def _fill(rng: random.Random, name: str, arg: str | None) -> str:  # noqa: PLR09
 
 def _render(rng: random.Random, kind: str, template: str) -> FreshCase:
     """Fill a template's slots and turn its «» marks into spans of the final text."""
-    filled = _SLOT.sub(lambda m: _fill(rng, m.group(1), m.group(2)), template)
-    out: list[str] = []
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for ch in filled:
-        if ch == "«":
-            start = len(out)
-        elif ch == "»":
-            spans.append((start, len(out)))
-        else:
-            out.append(ch)
-    return FreshCase(kind, "".join(out), tuple(spans))
+    return marked(kind, _SLOT.sub(lambda m: _fill(rng, m.group(1), m.group(2)), template))
 
 
 def fifth_cases(seed: int = 37) -> tuple[list[FreshCase], list[FreshCase]]:

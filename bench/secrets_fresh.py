@@ -665,17 +665,23 @@ def _fill(rng: random.Random, name: str, arg: str | None) -> str:
 
 def render(rng: random.Random, kind: str, template: str) -> FreshCase:
     """Fill a template's slots and turn its «» marks into spans of the final text."""
-    filled = _SLOT.sub(lambda m: _fill(rng, m.group(1), m.group(2)), template)
-    text, spans, start = [], [], None
-    pos = 0
+    return marked(kind, _SLOT.sub(lambda m: _fill(rng, m.group(1), m.group(2)), template))
+
+
+def marked(kind: str, filled: str) -> FreshCase:
+    """A case from a text whose «» marks say what a detector must mask: the text without
+    them, and the spans they marked (shared by the later sets, which fill their own
+    slots)."""
+    text: list[str] = []
+    spans: list[tuple[int, int]] = []
+    start = 0
     for ch in filled:
         if ch == "«":
-            start = pos
+            start = len(text)
         elif ch == "»":
-            spans.append((start, pos))
+            spans.append((start, len(text)))
         else:
             text.append(ch)
-            pos += 1
     return FreshCase(kind, "".join(text), tuple(spans))
 
 

@@ -194,69 +194,59 @@ def read_note(text: str, stemmer: str) -> Note:
 
 
 def states_of(text: str, stemmer: str) -> list[State]:
-    """The values ``text`` states of things in its first sentence (see
-    :data:`ihmt.search.change_words.STATES`). A value must hold a name, a figure or a
-    period: "The API is fast" states nothing this rule can compare."""
-    out = []
-    # The first sentence only: what a memory is about (a later sentence of a chat line,
-    # "… The book is Dune.", is talk about something else)
-    for sentence in _sentences(text)[:1]:
-        m = STATES.search(sentence)
-        if m is None or sentence.rstrip().endswith("?"):  # a question states nothing
+    """The value ``text`` states of a thing in its first sentence, if any (see
+    :data:`ihmt.search.change_words.STATES`): what a memory is about (a later sentence of a
+    chat line, "… The book is Dune.", is talk about something else). A value must hold a
+    name, a figure or a period: "The API is fast" states nothing this rule can compare."""
+    sentence = _first_sentence(text)
+    m = STATES.search(sentence)
+    if m is None or sentence.rstrip().endswith("?"):  # a question states nothing
+        return []
+    subj = m.group("subj") or m.group("subj2") or m.group("subj3") or ""
+    raw = STATE_VALUE_END.split(m.group("val") or m.group("val2") or m.group("val3") or "",
+                               maxsplit=1)[0]
+    if _NEGATED.match(raw):  # "is not Auth0" says what it is not
+        return []
+    subject = frozenset(t for t in tokenize(subj, stemmer) if t not in _QUALIFIER_TERMS(stemmer))
+    if not subject or subject & _GENERIC_TERMS(stemmer) or len(raw.split()) > 8:
+        return []
+    # "Password manager: LastPass" states a value; "Caroline: I went to the park", a line
+    # of a chat, does not: after a colon the value is a few words, no pronoun, its first
+    # word is capitalised anyway, and one capitalised word before the colon is who speaks
+    # ("Mel: Hey Caro!"), not a thing ("CI: …").
+    labelled = bool(m.group("val")) and _COLON.match(sentence, m.end("subj"))
+    name = subj.split()
+    if labelled and (len(raw.split()) > 3 or any(fold(w) in _PRONOUNS for w in raw.split())
+                     or (len(name) == 1 and name[0][:1].isupper() and not name[0].isupper())):
+        return []
+    value, rest = set(), set()
+    for i, w in enumerate(_WORD.findall(raw)):
+        terms = tokenize(w, stemmer)[:1]
+        word = fold(w).rstrip(".")
+        marked = any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:])
+        if labelled and i == 0 and not marked:
+            rest.update(terms)
+        elif word in ABBREVIATIONS:  # "Dr." is no value: "Dr. Osei" is "Osei"
             continue
-        subj = m.group("subj") or m.group("subj2") or m.group("subj3") or ""
-        raw = m.group("val") or m.group("val2") or m.group("val3") or ""
-        raw = STATE_VALUE_END.split(raw, maxsplit=1)[0]
-        if _NEGATED.match(raw):  # "is not Auth0" says what it is not
-            continue
-        subject = frozenset(t for t in tokenize(subj, stemmer)
-                            if t not in _QUALIFIER_TERMS(stemmer))
-        if not subject or subject & _GENERIC_TERMS(stemmer) or len(raw.split()) > 8:
-            continue
-        # "Password manager: LastPass" states a value; "Caroline: I went to the park", a
-        # line of a chat, does not: after a colon the value is a few words, no pronoun,
-        # and its first word is capitalised anyway.
-        labelled = bool(m.group("val")) and _COLON.match(sentence, m.end("subj"))
-        name = subj.split()
-        if labelled and (len(raw.split()) > 3 or
-                         any(fold(w) in _PRONOUNS for w in raw.split()) or
-                         # one capitalised word before a colon: who speaks ("Mel: Hey
-                         # Caro!"), not a thing ("CI: …", "Password manager: …")
-                         (len(name) == 1 and name[0][:1].isupper() and not name[0].isupper())):
-            continue
-        value, rest = set(), set()
-        for i, w in enumerate(_WORD.findall(raw)):
-            if labelled and i == 0 and not (any(c.isdigit() for c in w) or
-                                            any(c.isupper() for c in w[1:])):
-                rest.update(tokenize(w, stemmer)[:1])
-                continue
-            terms = tokenize(w, stemmer)[:1]
-            word = fold(w).rstrip(".")
-            if word in ABBREVIATIONS:  # "Dr." is no value: "Dr. Osei" is "Osei"
-                continue
-            if any(c.isdigit() for c in w) or any(c.isupper() for c in w) or \
-                    word in STATE_VALUE_WORDS or word in _WORD_VALUES:
-                value.update(terms)
-            elif m.group("val") and not value:  # how the value serves, said before it
-                # ("written in Go"; not "at the clinic" after "Dr. Osei", nor "I use" of
-                # "I use Chrome as my browser")
-                rest.update(t for t in terms if t not in _QUALIFIER_TERMS(stemmer))
-        if value:
-            out.append(State(subject, frozenset(value), frozenset(rest)))
-    return out
+        elif marked or w[:1].isupper() or word in STATE_VALUE_WORDS or word in _WORD_VALUES:
+            value.update(terms)
+        elif m.group("val") and not value:  # how the value serves, said before it
+            # ("written in Go"; not "at the clinic" after "Dr. Osei", nor "I use" of "I use
+            # Chrome as my browser")
+            rest.update(t for t in terms if t not in _QUALIFIER_TERMS(stemmer))
+    return [State(subject, frozenset(value), frozenset(rest))] if value else []
 
 
-def _sentences(text: str) -> list[str]:
-    """``text`` cut where a sentence ends (not after "Dr." or an initial)."""
-    out, start = [], 0
+def _first_sentence(text: str) -> str:
+    """``text`` up to where its first sentence ends (not after "Dr." or an initial), the
+    mark kept ("?" says a question)."""
     for m in re.finditer(r"[.;!?]+\s+|\n+", text):
         if text[m.start()] == "." and _abbreviation(text, _word_start(text, m.start()),
                                                     m.start() + 1):
             continue
-        out.append(text[start:m.end()])  # (its mark kept: "?" says a question)
-        start = m.end()
-    out.append(text[start:])
-    return [s for s in out if s.strip()]
+        if text[:m.end()].strip():
+            return text[:m.end()]
+    return text
 
 
 def _word_start(text: str, end: int) -> int:

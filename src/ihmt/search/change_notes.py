@@ -17,6 +17,7 @@ from .change_words import (
     ABBREVIATIONS,
     CALENDAR,
     CLAUSE,
+    CONSEQUENCE,
     CUE,
     DEFINES,
     FUTURE,
@@ -47,7 +48,18 @@ _PRONOUNS = frozenset("i me my mine we us our you your he him his she her it its
                       "their this that yo mi mis tu nosotros nuestro nuestra el ella ellos "
                       "ellas esto eso".split())
 _NEGATED = re.compile(r"\s*(?i:not|no|never|nunca|ni)\b")
-_FIGURE = re.compile(r"\b(\d+(?:[.,:]\d+)?)\s*(%|[a-z]{2,})")  # "30 days", "2am", "5%"
+# Numbers said in words, English and Spanish (folded), as digits: "two weeks" is a figure
+# as "2 weeks" is.
+_NUMBER_WORDS = {w: str(i) for i, ws in enumerate((
+    "zero cero", "one uno una", "two dos", "three tres", "four cuatro", "five cinco",
+    "six seis", "seven siete", "eight ocho", "nine nueve", "ten diez", "eleven once",
+    "twelve doce", "", "", "fifteen quince", "", "", "", "", "twenty veinte"))
+    for w in ws.split()} | {"thirty": "30", "treinta": "30", "forty": "40", "fifty": "50",
+                            "sixty": "60", "ninety": "90", "hundred": "100", "cien": "100"}
+# "30 days", "2am", "5%", "4-space", "two weeks", "one-week"
+_FIGURE = re.compile(r"\b(\d+(?:[.,:]\d+)?|" + "|".join(sorted(_NUMBER_WORDS, key=len,
+                                                                  reverse=True))
+                     + r")(?:\s*-\s*|\s*)(%|[a-z]{2,})", re.IGNORECASE)
 _WORD = re.compile(r"[#@]?[\w][\w.+#-]*")  # ("#general", "@ops": a channel, a handle)
 # Where a sentence starts again, so that its first word is capitalised anyway. Not after
 # a semicolon: there a capital is a name ("Lena moved to the platform team; Tomasz leads
@@ -94,6 +106,8 @@ class Note:
     slots: set[str] = field(default_factory=set)  # terms said where a value stands ("is
     #   yarn", "with black", "on Fly"): what may be a value though written in lower case
     states: list[State] = field(default_factory=list)  # the values it states of things
+    changed_figures: set[tuple[str, str]] = field(default_factory=set)  # the figures
+    #   of its clauses saying a change
     figures: set[tuple[str, str]] = field(default_factory=set)  # (number, unit term):
     #   "kept for 30 days" is ("30", "day")
 
@@ -142,7 +156,10 @@ def read_note(text: str, stemmer: str) -> Note:
         note.slots.update(tokenize(m.group(1), stemmer)[:1])
     note.hedged = bool(NOT_DONE.search(folded) or FUTURE.search(folded))
     said = False  # the clause before said a change
-    for clause in CLAUSE.split(folded):
+    reason: list[str] = []  # the terms of a clause of no change that a consequence follows
+    for clause, after in _clauses(folded):
+        figures = _figures(clause, stemmer)
+        note.figures |= figures
         still = bool(STILL.search(clause))
         if still:
             note.kept.update(tokenize(clause, stemmer))
@@ -160,10 +177,21 @@ def read_note(text: str, stemmer: str) -> Note:
             if said and not still and REASON.search(clause):  # "; Clerk could not keep up"
                 note.changed.update(tokenize(clause, stemmer))
             said = False
+            reason = tokenize(clause, stemmer) if after and CONSEQUENCE.fullmatch(after) \
+                and not still else []
             continue
         said = not (FUTURE.search(clause) or NOT_DONE.search(clause, 0, cue.end()))
+        if said and reason:
+            # The reason said before the change ("SQS could not keep the order, so events
+            # go through Kafka now"): it belongs to the change, and a name it holds that the
+            # change does not is the value let go.
+            note.changed.update(reason)
+            note.gone.update(set(reason) & note.names - set(tokenize(clause, stemmer)))
+        reason = tokenize(clause, stemmer) if after and CONSEQUENCE.fullmatch(after) and \
+            not said and not still else []
         if said:
             note.changed.update(tokenize(clause, stemmer))
+            note.changed_figures |= figures
             # (after a word of "now" the value may stand before it: "we're on Mattermost
             # these days")
             if NOW_CUES.search(clause):  # every name of the clause may be the new value
@@ -181,16 +209,39 @@ def read_note(text: str, stemmer: str) -> Note:
                 note.values.update(ahead)
     note.moved_to &= note.names
     note.states = states_of(text, stemmer)
-    for m in _FIGURE.finditer(folded):
-        unit = tokenize(m.group(2), stemmer)[:1]
-        if unit:
-            note.figures.add((m.group(1), unit[0]))
     note.parts -= note.whole
     for m in WAY.finditer(text):
         if set(tokenize(m.group(2), stemmer)[:1]) & note.names:
             note.ways.update(tokenize(m.group(1), stemmer))
     note.ways -= note.names  # ("Fly" of "Fly Machines" is the value, not how it serves)
     return note
+
+
+def _figures(clause: str, stemmer: str) -> set[tuple[str, str]]:
+    """The (number, unit term) pairs of a folded clause: "kept for 30 days" is ("30",
+    "day"), "one-week sprints" ("1", "week")."""
+    out = set()
+    for m in _FIGURE.finditer(clause):
+        unit = tokenize(m.group(2), stemmer)[:1]
+        if unit:
+            out.add((_NUMBER_WORDS.get(m.group(1).lower(), m.group(1)), unit[0]))
+    return out
+
+
+def whole_terms(text: str, stemmer: str) -> list[str]:
+    """The first term of each word of ``text``, in order: "RabbitMQ" is "rabbitmq", not
+    also "rabbit" and "mq" (a name's parts are no words of their own)."""
+    return [t for w in _WORD.findall(text) for t in tokenize(w, stemmer)[:1]]
+
+
+def _clauses(folded: str) -> list[tuple[str, str]]:
+    """The clauses of a folded text, each with the mark that ends it ("" for the last)."""
+    out, pos = [], 0
+    for m in CLAUSE.finditer(folded):
+        out.append((folded[pos:m.start()], m.group()))
+        pos = m.end()
+    out.append((folded[pos:], ""))
+    return out
 
 
 def states_of(text: str, stemmer: str) -> list[State]:
@@ -202,9 +253,9 @@ def states_of(text: str, stemmer: str) -> list[State]:
     m = STATES.search(sentence)
     if m is None or sentence.rstrip().endswith("?"):  # a question states nothing
         return []
-    subj = m.group("subj") or m.group("subj2") or m.group("subj3") or ""
-    raw = STATE_VALUE_END.split(m.group("val") or m.group("val2") or m.group("val3") or "",
-                               maxsplit=1)[0]
+    subj = m.group("subj") or m.group("subj2") or m.group("subj3") or m.group("subj4") or ""
+    raw = STATE_VALUE_END.split(m.group("val") or m.group("val2") or m.group("val3")
+                                or m.group("val4") or "", maxsplit=1)[0]
     if _NEGATED.match(raw):  # "is not Auth0" says what it is not
         return []
     subject = frozenset(t for t in tokenize(subj, stemmer) if t not in _QUALIFIER_TERMS(stemmer))
@@ -224,7 +275,9 @@ def states_of(text: str, stemmer: str) -> list[State]:
         terms = tokenize(w, stemmer)[:1]
         word = fold(w).rstrip(".")
         marked = any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:])
-        if labelled and i == 0 and not marked:
+        if labelled and i == 0 and not marked and len(raw.split()) > 1:
+            # (after a colon a first word is capitalised anyway: "Docs: Hosted on Render";
+            # a value of one word is the value, "Default browser: Chrome")
             rest.update(terms)
         elif word in ABBREVIATIONS:  # "Dr." is no value: "Dr. Osei" is "Osei"
             continue

@@ -29,12 +29,17 @@ _CUANDO = (r"enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubr
            r"|semana|mes|trimestre|ano|sprint|primavera|verano|otono|invierno|version"
            r"|\d[\w.]*")
 
+_FINITE = (r"(?:is|are|was|were|has|have|had|do|does|did|can|could|would|will|es|son|era"
+           r"|fue|ha|han)\b")
 _DATED = (r"(?:since|from|as\s+of|starting)\s+(?:this\s+|last\s+|next\s+)?(?:" + _WHEN + r")"
           r"|desde\s+(?:este\s+|esta\s+|el\s+|la\s+)?(?:" + _CUANDO + r")"
           # dated by an event of change: "since the upgrade", "desde la migración"
           r"|(?:since|after)\s+the\s+(?:upgrade|migration|move|switch|switchover|cutover|reorg|merger"
           r"|rewrite|relaunch)(?!\s+(?:of|to|from|at|in)\b)"
           r"|desde\s+(?:la|el)\s+(?:migracion|cambio|mudanza|actualizacion)"
+          # an event named before a comma: "Since the security audit, merging needs ..."
+          r"|(?:since|after|desde|tras)\s+(?:the|la|el|our|nuestra|nuestro)\s+"
+          r"(?:(?!" + _FINITE + r")[a-z]+\s+){0,2}?(?!" + _FINITE + r")[a-z]+(?=\s*,)"
           # "this year the freeze starts on the 20th", "este año"
           r"|this\s+(?:year|quarter|month|season|sprint)|este\s+(?:ano|trimestre|mes)")
 
@@ -57,6 +62,10 @@ CUE = lazy(
     r"|quit(?:o|aron)|borr(?:o|aron)"
     r"|apag(?:amos|ue|o|ado|ada|aron)"
     r"|ya\s+no|ahora(?!\s+que)|en\s+(?:lugar|vez)\s+de"
+    # the perfect Spain writes a change in: "me he pasado a ING", "hemos migrado X a Y"
+    r"|(?:he|has|ha|hemos|habeis|han)\s+(?:pasado|cambiado|migrado|movido|mudado|trasladado"
+    r"|dejado|sustituido|reemplazado|quitado|eliminado|apagado|vuelto|vendido|cerrado"
+    r"|cancelado|subido|bajado)"
     r"|left\s+(?:the\s+|our\s+)?(?:company|team|firm|job|group|org\w*)"
     r"(?!\s+(?:meeting|call|chat|channel|room|lunch|offsite|early))"
     r"|(?:quit|resigned)(?=\s*(?:[.;,!?]|$|and\b|last\b|in\b|(?:from\s+)?(?:the\s+|our\s+"
@@ -84,7 +93,8 @@ CUE = lazy(
     # phone", "Correction: ..."
     r"|renam(?:ed|ing)|(?:is|are|was|were|es|son)\s+history|(?:es|son)\s+historia|vendi|vendimos"
     r"|(?:went|goes|go|came|comes)\s+(?:up|down)\s+to|(?:increas|decreas|rais|lower|reduc|doubl"
-    r"|halv)(?:ed|ing)\s+(?:\S+\s+){0,4}?to|sub(?:io|imos)\s+a|baj(?:o|amos)\s+a"
+    r"|halv)(?:ed|ing)\s+(?:\S+\s+){0,4}?to|cut\s+(?:down|back)\s+to|sub(?:io|imos)\s+a"
+    r"|baj(?:o|amos)\s+a"
     r"|(?:my|our)\s+new|(?:mi|nuestr[oa])\s+nuev[oa]|correction|correccion"
     r"|relocat(?:ed|ing)|stopped|left\s+\S+(?:\s+\S+)?\s+for|(?:is|are|was|were)\s+gone"
     r"|(?:is|are|was|were)\s+out\b(?!\s+(?:of|on|for|to|sick|today|this))"
@@ -107,6 +117,8 @@ OLD_SLOT = lazy(
     r"|got\s+rid\s+of|reemplazamos|sustituimos|dejamos(?:\s+de\s+usar)?|apagamos"
     r"|closed|cancel(?:l?ed|led)|good-?bye|bye|farewell|adios|cerre(?:\s+la\s+cuenta\s+de)?"
     r"|cancele|di\s+de\s+baja|deje(?:\s+de\s+usar)?|returned|sold|stopped(?:\s+using)?"
+    r"|(?:he|hemos|han)\s+(?:dejado(?:\s+de\s+usar)?|quitado|eliminado|apagado|vendido"
+    r"|cerrado(?:\s+la\s+cuenta\s+de)?|cancelado)"
     r"|left|quit|renam(?:ed|ing)|vendi|vendimos"
     r"|en\s+(?:lugar|vez)\s+de|ya\s+no\s+(?:usamos|tenemos|\w+\s+(?:de|con|en)))\s+"
     # ("ya no tiramos de Kubernetes"; not "ya no mandamos los logs a X": its object)
@@ -138,7 +150,8 @@ OLD_SLOT = lazy(
 # Where the new value stands: "switched to UTC", "replaced X with Y", "X -> Y", "por Y".
 NEW_SLOT = lazy(
     r"(?:\b(?:to|into|onto|with|by|por|hacia|a|new\s+home:?|nuevo\s+hogar:?"
-    r"|(?:swapped|traded|exchanged|left\s+\S+(?:\s+\S+)?)\s+for|back\s+on)|->|\u2192)\s+"
+    r"|(?:swapped|traded|exchanged|ditched|dropped|dumped|left)(?:\s+\S+){0,2}?\s+for"
+    r"|back\s+on)|->|\u2192)\s+"
     r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+)?([#@]?\w[\w.+#-]*)")
 
 # A new value said before the word of change: "the Keycloak migration", "Cognito took
@@ -185,11 +198,19 @@ STILL = lazy(
 REASON = lazy(
     r"\b(?:could\s*n'?t|could\s+not|can'?t|cannot|not|too|never|no|nunca|demasiado)\b")
 
+# A consequence joined to its reason: "X could not keep the order, so events go through Y".
+_SO = (r",\s*(?:and\s+)?so\s+(?!(?:far|much|many|that|long)\b)"
+       r"|,\s*(?:asi\s+que|por\s+eso|por\s+lo\s+que)\s+")
+CONSEQUENCE = lazy(_SO)
+
 # Where a note's clauses end: a change and a mention of something else said in one note
 # ("Moved the standup to 10:00; Redis upgrade went fine") are judged apart.
 CLAUSE = lazy(r"(?<!\bdr)(?<!\bdra)(?<!\bmr)(?<!\bmrs)(?<!\bms)(?<!\bsr)(?<!\bsra)(?<!\bst)"
               r"(?<!\bprof)(?<!\bjr)(?<!\bvs)(?<!\b[a-z])[.;!?]+(?=\s|$)|\n+"
-              r"|\s+(?:but|pero)\s+")  # (not the dot of "3.12", of "Dr." or of "J.")
+              r"|\s+(?:but|pero)\s+"
+              # a consequence said after its reason: "X could not keep up, so we moved to Y"
+              r"|" + _SO)
+# (not the dot of "3.12", of "Dr." or of "J.")
 
 # Words before a dot that ends no sentence: titles and initials ("Dr. Kim", "J. Smith").
 ABBREVIATIONS = frozenset("dr dra mr mrs ms sr sra st prof jr vs".split())
@@ -255,7 +276,14 @@ _OWNER = r"(?i:(?:the|our|my|el|la|los|las|nuestro|nuestra|nuestros|nuestras|mi|
 _NAMED = r"(?:[\w][\w.+#-]*(?:\s+[\w][\w.+#-]*){0,2})"
 STATES = lazy(
     r"^\W*" + _LABEL + r"(?P<val2>" + _NAMED + r")\s+(?i:is|es)\s+(?i:now\s+|ahora\s+)?"
-    r"(?i:my|our|mi|nuestro|nuestra)\s+(?P<subj2>[\w-]+(?:\s+[\w-]+){0,2})"
+    r"(?i:my|our|mi|nuestro|nuestra|the\s+new|el\s+nuevo|la\s+nueva)\s+"
+    r"(?P<subj2>[\w-]+(?:\s+[\w-]+){0,2})"
+    # a holder said first, the role after "now": "Luis is now primary on-call for payments"
+    # (the role in lower case to the clause's end: "The CDN is now Fastly" is the next form)
+    r"|^\W*" + _LABEL + r"(?!(?i:the|our|my|a|an|el|la|los|las|mi|nuestro|nuestra)\b)"
+    r"(?P<val4>[A-Z0-9][\w.+#-]*(?:\s+[A-Z0-9][\w.+#-]*){0,2})\s+(?i:is|es)\s+"
+    r"(?i:now|ahora)\s+(?:(?:the|el|la)\s+)?"
+    r"(?P<subj4>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,5})(?=\s*(?:[,;.!]|$))"
     r"|^\W*" + _LABEL + _OWNER + r"?(?P<subj>[\w-]+(?:\s+[\w-]+){0,3}?)"
     r"(?:\s+(?i:is|are|es|son|est[aá]|est[aá]n)\s+(?i:now\s+|ahora\s+)?|\s*:\s+)"
     r"(?i:(?:a|an|the|un|una|el|la)\s+)?(?P<val>[^,;!?()]{1,80}?)"

@@ -51,7 +51,7 @@ from collections.abc import Callable
 
 from ..model import Hit
 from ..text import clip_shown, fold, tokenize
-from .change_notes import Note, read_note, states_of, use_verbs
+from .change_notes import Note, read_note, states_of, use_verbs, whole_terms
 from .change_words import CUE
 
 WINDOW = 8  # hits looked at: the versions of one answer rank close together
@@ -64,7 +64,7 @@ CLOSE = 0.6  # share of the first answer's score from which another one is follo
 
 
 def later_changes(look: list[Hit], terms: set[str], stemmer: str,
-                  find: Callable[[list[str], int, str], list[Hit]]) -> list[Hit]:
+                  find: Callable[[list[list[str]], int, str], list[Hit]]) -> list[Hit]:
     """Memories beyond ``look`` that may say one of its first answers changed: found by
     the answers' own words (their subject and their values, not the question's), dated no
     earlier than the oldest of them, holding a word of change. The question finds the
@@ -78,9 +78,11 @@ def later_changes(look: list[Hit], terms: set[str], stemmer: str,
     # about less, and its words would crowd the first one's out of the descent.
     leads = [h for h in leads if h.score >= CLOSE * leads[0].score]
     uses = use_verbs(stemmer)
-    words = list(dict.fromkeys(t for h in leads for t in tokenize(_shown(h), stemmer)
-                               if t not in uses))
-    if not words:
+    # (the question's own words found what they could already: the rarest of the rest are
+    # the answers' names and subject)
+    words = [list(dict.fromkeys(t for t in whole_terms(_shown(h), stemmer)
+                                if t not in uses and t not in terms)) for h in leads]
+    if not any(words):
         return []
     since = min((h.date or "")[:10] for h in leads)
     seen = {h.id for h in look}
@@ -94,18 +96,33 @@ def later_changes(look: list[Hit], terms: set[str], stemmer: str,
     return out
 
 
+def rarest(groups: list[list[str]], df: dict[str, int], n: int) -> list[str]:
+    """Up to ``n`` of the words of ``groups`` (one group per answer, the first answer
+    first) that the fewest memories hold, taken in turn from each group: an answer that
+    ranks close to the first gets its share, and no more ("where can I read the app logs"
+    finds "Application logs go to Papertrail" and, close behind, a book club's reading:
+    "papertrail" must be among the words that look further)."""
+    ranked = [sorted((t for t in g if df.get(t)), key=lambda t: df[t]) for g in groups]
+    out: list[str] = []
+    for i in range(max((len(r) for r in ranked), default=0)):
+        for r in ranked:
+            if i < len(r) and r[i] not in out and len(out) < n:
+                out.append(r[i])
+    return out
+
+
 def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                   saved_at: Callable[[str], str], excerpt: Callable[[Hit], str],
                   facts_of: Callable[[str], frozenset[str]],
-                  find: Callable[[list[str], int, str], list[Hit]] | None = None,
+                  find: Callable[[list[list[str]], int, str], list[Hit]] | None = None,
                   successor: Callable[[str], str | None] | None = None) -> list[Hit]:
     """``hits`` with each later memory that says it changed an earlier one right before
     that one, which is flagged outdated (see the module docstring). ``terms``: the query's
     index terms; ``saved_at(id)``: when a memory was saved (orders a same-day pair);
     ``excerpt(hit)``: the later memory as the flag quotes it; ``facts_of(id)``: the
-    timeline's ``subject::attribute`` keys a memory states; ``find(words, k, since)``:
+    timeline's ``subject::attribute`` keys a memory states; ``find(groups, k, since)``:
     the memories of the answer's scope dated ``since`` or later that best match the rarest
-    of ``words`` (:func:`later_changes`), or
+    of the words of each answer in ``groups`` (:func:`later_changes`, :func:`rarest`), or
     None to look at the hits only; ``successor(id)``: the memory the fact timeline says
     corrected an outdated one."""
     look = [h for h in hits[:WINDOW] if h.matched]
@@ -165,7 +182,10 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
             # A question that asks by a name only the earlier memory holds ("uniqtok3x0000")
             # asks for that memory: a change that does not name its value, or one the
             # question did not find, leaves it first (flagged).
-            if (kind != NAMED or new.id in found) and (set(old.matched) & o.names) - n.words:
+            # A change that says the earlier's own value went away ("Jenkins is gone") is
+            # news of the thing asked by name ("where does CI run?"), found or not.
+            if (kind != NAMED or new.id in found) and (set(old.matched) & o.names) - n.words \
+                    and not ((o.values | o.slots) - terms) & n.gone:
                 continue
             old.superseded_by = new.id  # (a blend with semantic matches keeps the order)
             _before(out, new, old)
@@ -250,8 +270,9 @@ def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
         return NAMED
     # A figure the change gives in the unit of one of the earlier's ("logs are kept for 30
     # days", later "log retention went up to 90 days"): the earlier figure is the old value.
-    if any(u == v and x != y and y in n.changed and x not in n.words
-           for x, u in o.figures for y, v in n.figures):
+    numbers = {y for y, _ in n.figures}
+    if any(u == v and x != y and x not in numbers and x not in n.words
+           for x, u in o.figures for y, v in n.changed_figures):
         return NAMED
     # Said without the old value ("deploys migrated to GitHub Actions"): about the same
     # thing (a subject word inside the change that is no verb of use), a name of its own

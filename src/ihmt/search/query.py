@@ -26,7 +26,15 @@ from . import scoped
 from .answer import annotate, corrections_first, finish, rerank
 from .asked import answer_type_terms
 from .change_notes import use_verbs
-from .changes import FOLLOW_MAX_WORDS, FOLLOW_TERMS, changes_first, no_rival, quote, version_head
+from .changes import (
+    FOLLOW_MAX_WORDS,
+    FOLLOW_TERMS,
+    changes_first,
+    no_rival,
+    quote,
+    rarest,
+    version_head,
+)
 from .descent import Descent, ScopeFilter, descend, frequencies
 from .hybrid import blend, keep_semantic_first, lexical_coverage
 from .intent import asks_about_event, asks_about_past, asks_for_current, fact_intent
@@ -93,14 +101,14 @@ class Searcher:
         if not period:  # a change said in words leads what it changed (and is flagged)
             lead_id = hits[0].id if grouped is not None and hits else None
 
-            def later(found_by: list[str], k: int, since: str) -> list[Hit]:
+            def later(found_by: list[list[str]], k: int, since: str) -> list[Hit]:
                 """The memories dated ``since`` or later, in the view searched, that the
-                rarest of ``found_by`` find best (the rarest words are the names and the
-                subject; a descent over every word of a memory would open the whole
-                tree)."""
-                df = frequencies(self.store, found_by)
-                rare = sorted((t for t in found_by if df.get(t)), key=lambda t: df[t])
-                d = self.descend(rare[:FOLLOW_TERMS], k, _dated_since(flt, since))
+                rarest of ``found_by`` (the words of each answer) find best (the rarest
+                words are the names and the subject; a descent over every word of a memory
+                would open the whole tree)."""
+                df = frequencies(self.store, [t for g in found_by for t in g])
+                d = self.descend(rarest(found_by, df, FOLLOW_TERMS), k,
+                                 _dated_since(flt, since))
                 more = scoped.label(_hits(d, loader), view, root)
                 annotate(more, self.timeline, self.excerpt)
                 return more

@@ -77,6 +77,9 @@ class Hit:
     # A later memory that says this one's value changed (ihmt.search.changes): whatever
     # re-ranks the hits afterwards (the semantic blend) keeps that one before this one.
     superseded_by: str | None = field(default=None, repr=False, compare=False)
+    # A later memory put first because it may have changed the answer after it, on ground
+    # too weak to call it the answer (ihmt.search.changes): no FOUND answer.
+    unsettled: bool = field(default=False, repr=False, compare=False)
     _text: str | None = field(default=None, repr=False)
     _loader: Callable[[Hit], str] | None = field(default=None, repr=False, compare=False)
 

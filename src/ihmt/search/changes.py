@@ -190,6 +190,9 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
             old.superseded_by = new.id  # (a blend with semantic matches keeps the order)
             _before(out, new, old)
             moved.add(new.id)
+    if extra and out:
+        _unsettled(out, [h for h in extra if h not in out], notes, when, terms, stemmer,
+                   excerpt)
     # A version moved up above what it changed may itself have been corrected since (by
     # a later memory here, or in the fact timeline): its correction comes first again.
     for h in [x for x in out if x.id in moved and x.outdated]:
@@ -198,6 +201,41 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
         if fix is not None and out.index(fix) > out.index(h):
             _before(out, fix, h)
     return out
+
+
+def _unsettled(out: list[Hit], beyond: list[Hit], notes: dict[str, Note],
+               when: dict[str, tuple[str, str]], terms: set[str], stemmer: str,
+               excerpt: Callable[[Hit], str]) -> None:
+    """The first of ``beyond`` (memories found by the first answer's own words, each
+    holding a word of change, none linked to it) that says a change done (no plan, no
+    attempt, nothing said to stay), later than the first answer, of its scope, and that
+    shares with it a word the question did not ask (no verb of use, no word of change),
+    goes first: the first answer is flagged "possibly changed" and the answer is marked
+    :attr:`Hit.unsettled`, which no confidence turns into FOUND
+    (:func:`ihmt.search.rank.assess`). A later memory that says something of the same thing
+    changed, in words the rule cannot read as a version, is reason enough not to serve the
+    earlier one as the answer of now ("SQS could not keep the order; events go through
+    Kafka" after "Switched the queue to SQS"), and too little to serve itself as one."""
+    lead = out[0]
+    if lead.outdated or lead.id not in notes:
+        return
+    first = notes[lead.id]
+    uses = use_verbs(stemmer)
+    for h in beyond:
+        n = notes[h.id]
+        if h.scope != lead.scope or not n.changed or n.hedged or n.kept or \
+                when[h.id] <= when[lead.id]:
+            continue
+        if not (first.whole & n.whole) - terms - uses - n.cues - first.cues:
+            continue
+        lead.outdated = True
+        lead.notices.append(f"possibly changed by a later memory ({h.id}, "
+                            f"{h.date or 'undated'}): {excerpt(h)}")
+        lead.superseded_by = h.id
+        h.matched = list(dict.fromkeys([*h.matched, *lead.matched]))
+        h.unsettled = True
+        _before(out, h, lead)
+        return
 
 
 NAMED = "named"  # the later memory names the value it replaced: the earlier is outdated

@@ -102,6 +102,11 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
             result.message = (f"the closest memory matches this query only in part "
                               f"(confidence {result.confidence:.2f}); give a clue to choose")
         return
+    if now and best.unsettled:
+        result.status = "AMBIGUOUS"
+        result.message = ("the newest memory on this may have changed the answer after it "
+                          "(see its notice); check which holds now")
+        return
     if now and best.outdated:
         # Whatever ranked it first, a memory a later one changed is no confident answer
         # about now: better to ask than to serve a stale value.

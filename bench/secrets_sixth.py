@@ -661,7 +661,7 @@ ORDINARY: list[tuple[str, str]] = [
     ("url", "https://eu-west-1.console.aws.amazon.com/cloudwatch/home?region=eu-west-1#logsV2:log-groups/"
             "log-group/$252Faws$252Flambda$252Fexport/log-events/2025$252F03$252F11$252F$255B$2524LATEST$255D‹hex:32›"),
     ("url", "GET /v1/events?limit=100&starting_after=evt_‹b62:24› HTTP/1.1"),
-    ("url", "{\"data\": [], \"has_more\": true, \"next_cursor\": \"‹b64of:{\"id\":98123,\"ts\":1710150000}›\"}"),
+    ("url", "{\"data\": [], \"has_more\": true, \"next_cursor\": \"‹b64of:{\"id\":⟨int:1000-999999⟩,\"ts\":⟨epoch⟩}›\"}"),
     ("url", "https://acme-public-assets.s3.amazonaws.com/img/products/‹hex:32›.webp"),
     ("url", "<img src=\"https://www.gravatar.com/avatar/‹hex:32›?s=80&d=identicon\" alt=\"avatar\">"),
     ("url", "https://bit.ly/‹b62:7› -> the public status page"),
@@ -759,7 +759,7 @@ ORDINARY: list[tuple[str, str]] = [
     ("publishable_key", "gtag('config', 'G-‹UP:10›');\n// container GTM-‹UP:7› loads the rest"),
     ("publishable_key", "posthog.init('phc_‹b62:43›', { api_host: 'https://eu.posthog.com' })"),
     ("publishable_key", "const ld = LDClient.initialize('‹hex:24›', context);  // client-side ID, not the SDK key"),
-    ("publishable_key", "NEXT_PUBLIC_CLERK_PUBLISHABLE_KEY=pk_test_‹b64of:acme-app.clerk.accounts.dev$›"),
+    ("publishable_key", "NEXT_PUBLIC_CLERK_PUBLISHABLE_KEY=pk_test_‹b64of:⟨alpha:6⟩-⟨alpha:5⟩-⟨int:10-99⟩.clerk.accounts.dev$›"),
     ("publishable_key", "OneSignal.init({ appId: \"‹uuid›\", allowLocalhostAsSecureOrigin: true });"),
     ("publishable_key", "spring:\n  security:\n    oauth2:\n      client:\n        registration:\n          github:\n"
                         "            client-id: Iv1.‹hex:16›\n            client-secret: ${GITHUB_CLIENT_SECRET}"),
@@ -774,14 +774,14 @@ ORDINARY: list[tuple[str, str]] = [
     # --- base64 of public data
     ("base64_public", "<img src=\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAA‹b64:180›=\" alt=\"logo\">"),
     ("base64_public", "binaryData:\n  favicon.ico: AAABAAEAEBAAAAEAIABoBAAAFgAAACgAAAAQAAAAIAAAAAEAIAAAAAAAAAQ‹b64:200›"),
-    ("base64_public", "redirect to /login?state=‹b64of:{\"returnTo\":\"/dashboard\",\"tab\":\"billing\"}›"),
+    ("base64_public", "redirect to /login?state=‹b64of:{\"returnTo\":\"/⟨pick:dashboard|settings/billing|orders⟩\",\"n\":\"⟨b62:8⟩\"}›"),
     ("base64_public", "@font-face{font-family:Inter;src:url(data:font/woff2;base64,d09GMgABAAAAA‹b64:300›) format('woff2')}"),
-    ("base64_public", "$ echo -n 'hello from the build container' | base64\n‹b64of:hello from the build container›"),
+    ("base64_public", "$ echo -n \"$CI_COMMIT_BRANCH\" | base64\n‹b64of:⟨pick:main|release/2.14|fix/cache-key|feat/search⟩›"),
     ("base64_public", "Content-Type: text/plain; charset=UTF-8\nContent-Transfer-Encoding: base64\n\n"
-                      "‹b64of:Hi team, the weekly report is attached. Numbers look good.›"),
+                      "‹b64of:Hi team, the report for week ⟨int:1-52⟩ is attached. Numbers look good.›"),
     ("base64_public", "sample payload from the docs (gzip+base64 of the public demo dataset): H4sIAAAAAAAA/‹b64:120›"),
     ("base64_public", "kubectl get cm app-config -o jsonpath='{.binaryData.settings\\.json}'\n"
-                      "‹b64of:{\"theme\":\"dark\",\"pageSize\":50,\"locale\":\"es-ES\"}›"),
+                      "‹b64of:{\"theme\":\"dark\",\"pageSize\":⟨int:10-100⟩,\"locale\":\"es-ES\"}›"),
     # --- minified code, source maps, hashed class names
     ("minified", "function(e,t,n){\"use strict\";var r=n(‹int:100-999›),o=n.n(r),a=n(‹int:100-999›);"
                  "t.a=function(e){return o()(e,{key:\"‹hex:8›\",prefix:\"css-‹low:6›\"})}}"),
@@ -1149,6 +1149,8 @@ _PW_WORDS = (
 _USERS = ["admin", "deploy", "ci-bot", "jenkins", "svc_build", "marta", "registry"]
 
 _SHAPE = re.compile(r"‹([A-Za-z0-9]+)(?::([^›]*))?›")
+# Shapes inside another shape's argument (``‹b64of:{"id":⟨int⟩}›``) are filled first.
+_INNER = re.compile(r"⟨([A-Za-z0-9]+)(?::([^⟩]*))?⟩")
 
 
 def _chars(rng: random.Random, alphabet: str, n: int) -> str:
@@ -1349,6 +1351,8 @@ def _fill(rng: random.Random, name: str, arg: str | None) -> str:
         return "".join("\\x" + _chars(rng, _HEX, 2) for _ in range(int(arg or 8)))
     if name == "mac":
         return ":".join(_chars(rng, _HEX, 2) for _ in range(6))
+    if name == "pick":
+        return rng.choice((arg or "").split("|"))
     if name == "int":
         lo, _, hi = (arg or "1-9999").partition("-")
         return str(rng.randint(int(lo), int(hi)))
@@ -1368,7 +1372,8 @@ def _fill(rng: random.Random, name: str, arg: str | None) -> str:
 
 def render(rng: random.Random, kind: str, template: str) -> FreshCase:
     """One case: the template with every shape filled, then its «» marks turned into spans."""
-    filled = _SHAPE.sub(lambda m: _fill(rng, m.group(1), m.group(2)), template)
+    inner = _INNER.sub(lambda m: _fill(rng, m.group(1), m.group(2)), template)
+    filled = _SHAPE.sub(lambda m: _fill(rng, m.group(1), m.group(2)), inner)
     return marked(kind, filled)
 
 

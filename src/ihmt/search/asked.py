@@ -41,6 +41,22 @@ _WORD = re.compile(r"\w[\w.+#-]*")
 _SENTENCE_END = re.compile(r"[.!?\n]")
 
 
+# "What's my daughter called?", "¿cómo se llama mi hija?": the verb asks for a name, it is
+# no word the answer must hold ("My daughter is Sofia"), and a stray memory holding it
+# ("Jamal's dog is called Biscuit") would outrank the answer.
+_CALLED = lazy(
+    r"^\W*(?:what(?:'s|\s+is|\s+are|\s+was|\s+were)|how\s+(?:is|are))\s+\S.*?\s+"
+    r"(called|named)\W*$"
+    r"|\b(?:como|cual)\s+(?:se\s+)?(llama|llaman|llamaba)\b")
+
+
+def frame_terms(query: str, stemmer: str) -> frozenset[str]:
+    """Index terms of the words a question uses to ask for a name, not for a word of the
+    answer (see ``_CALLED``): left out of the query's terms."""
+    m = _CALLED.search(fold(query))
+    return frozenset(tokenize(m.group(1) or m.group(2), stemmer)) if m else frozenset()
+
+
 def answer_type_terms(query: str, stemmer: str) -> frozenset[str]:
     """Index terms of the words a question uses for the kind of its answer (may be empty)."""
     out: set[str] = set()

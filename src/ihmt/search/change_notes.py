@@ -29,6 +29,7 @@ from .change_words import (
     NOW_CUES,
     OLD_SLOT,
     REASON,
+    REVERT,
     STATE_GENERIC,
     STATE_QUALIFIERS,
     STATE_VALUE_END,
@@ -105,6 +106,8 @@ class Note:
     defines: bool = False  # its first clause says what a thing is ("Our CDN is Akamai")
     slots: set[str] = field(default_factory=set)  # terms said where a value stands ("is
     #   yarn", "with black", "on Fly"): what may be a value though written in lower case
+    reverts: set[str] = field(default_factory=set)  # the terms of a value it says was
+    #   taken up again ("went back to bash": {"bash"})
     states: list[State] = field(default_factory=list)  # the values it states of things
     changed_figures: set[tuple[str, str]] = field(default_factory=set)  # the figures
     #   of its clauses saying a change
@@ -208,6 +211,7 @@ def read_note(text: str, stemmer: str) -> Note:
                 note.names.update(ahead)
                 note.values.update(ahead)
     note.moved_to &= note.names
+    note.reverts = _reverts(folded, note, stemmer)
     note.states = states_of(text, stemmer)
     note.parts -= note.whole
     for m in WAY.finditer(text):
@@ -215,6 +219,28 @@ def read_note(text: str, stemmer: str) -> Note:
             note.ways.update(tokenize(m.group(1), stemmer))
     note.ways -= note.names  # ("Fly" of "Fly Machines" is the value, not how it serves)
     return note
+
+
+def _reverts(folded: str, note: Note, stemmer: str) -> set[str]:
+    """The terms of the values ``folded`` says were taken up again (see
+    :data:`ihmt.search.change_words.REVERT`): the words right after "back to", "volví a"
+    (up to three, to the end of the phrase), or the names and value slots of the phrase
+    that says "again". Not in a phrase of plans, wishes or attempts, nor in a question
+    ("should we go back to Jenkins?")."""
+    out: set[str] = set()
+    for m in REVERT.finditer(folded):
+        start = max(folded.rfind(c, 0, m.start()) for c in ",;.:!?\n") + 1
+        ends = [i for i in (folded.find(c, m.end()) for c in ",;!?\n") if i >= 0]
+        dot = re.search(r"\.(?:\s|$)", folded[m.end():])
+        end = min(ends + ([m.end() + dot.start()] if dot else []) + [len(folded)])
+        phrase = folded[start:end]
+        if "?" in folded[m.end():end + 1] or NOT_DONE.search(phrase) or FUTURE.search(phrase):
+            continue
+        if m.group(1):
+            out.update(whole_terms(" ".join(folded[m.end():end].split()[:3]), stemmer))
+        else:
+            out.update(set(tokenize(phrase, stemmer)) & note.names)
+    return out - use_verbs(stemmer)
 
 
 def _figures(clause: str, stemmer: str) -> set[tuple[str, str]]:

@@ -219,6 +219,14 @@ ABBREVIATIONS = frozenset("dr dra mr mrs ms sr sra st prof jr vs".split())
 # on Mattermost these days", "now the checkout runs on Split".
 NOW_CUES = lazy(r"\b(?:now|nowadays|these\s+days|ahora|hoy\s+en\s+dia|" + _DATED + r")\b")
 
+# A value taken up again: "went back to bash", "back in VS Code", "we deploy on Tuesdays
+# again", "he vuelto a comer a las 14:00". Group 1: the words that put the value right
+# after them (else the value is a name of the words around).
+REVERT = lazy(
+    r"\b(back\s+(?:to|on|in|with|at)|volv(?:i|imos|io|ieron)\s+a|(?:he|has|ha|hemos|han)"
+    r"\s+vuelto\s+a|vuelvo\s+a|de\s+vuelta\s+(?:a|en|con))\s"
+    r"|\b(?:again|once\s+more|otra\s+vez|de\s+nuevo)\b")
+
 # A memory that says what something *is*: "The data warehouse is Redshift", "Our auth
 # provider is Auth0", "Nginx is our reverse proxy", "Mi banco es BBVA". A later change of
 # the same thing replaces that value (a note on how a thing is used, "we write the docs in

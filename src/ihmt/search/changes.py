@@ -190,6 +190,7 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
             old.superseded_by = new.id  # (a blend with semantic matches keeps the order)
             _before(out, new, old)
             moved.add(new.id)
+    _taken_up_again(out, order, notes, when, terms, excerpt)
     if extra and out:
         _unsettled(out, [h for h in extra if h not in out], notes, when, terms, stemmer,
                    excerpt)
@@ -201,6 +202,42 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
         if fix is not None and out.index(fix) > out.index(h):
             _before(out, fix, h)
     return out
+
+
+def _taken_up_again(out: list[Hit], order: list[Hit], notes: dict[str, Note],
+                    when: dict[str, tuple[str, str]], terms: set[str],
+                    excerpt: Callable[[Hit], str]) -> None:
+    """A later memory that takes a value up again ("went back to bash") is the newer
+    version of what came between: each memory of ``out`` dated after the last one holding
+    that value and before the later one, that holds none of it and matched a query word
+    that one matched too ("Changed my login shell to zsh" between "My shell is bash" and
+    "Went back to bash"), is flagged and follows it. The memory of the value itself is no
+    older version of it (it said the same), and is left as it is."""
+    for i, new in enumerate(order):
+        n = notes[new.id]
+        if not n.reverts:
+            continue
+        before = order[:i]
+        holders = [h for h in before if n.reverts & notes[h.id].words]
+        if not holders or n.reverts & terms:
+            continue
+        last = max(when[h.id] for h in holders)
+        asked = {t for h in holders for t in h.matched}
+        between = False
+        for old in before:
+            if old in holders or old not in out or old.outdated or when[old.id] <= last or \
+                    old.scope != new.scope or not asked & set(old.matched):
+                continue
+            old.outdated = True
+            old.notices.append(f"changed back by a later memory ({new.id}, "
+                               f"{new.date or 'undated'}): {excerpt(new)}")
+            old.superseded_by = new.id
+            new.matched = list(dict.fromkeys([*new.matched, *old.matched]))
+            _before(out, new, old)
+            between = True
+        for old in holders if between else []:  # the same value said before: it follows
+            if old in out and not old.outdated and old.scope == new.scope:
+                _before(out, new, old)
 
 
 def _unsettled(out: list[Hit], beyond: list[Hit], notes: dict[str, Note],
@@ -228,6 +265,12 @@ def _unsettled(out: list[Hit], beyond: list[Hit], notes: dict[str, Note],
             continue
         if not (first.whole & n.whole) - terms - uses - n.cues - first.cues:
             continue
+        if (n.reverts - terms) & (first.values | first.slots):
+            # it takes the first answer's value up again ("went back to bash" after "my
+            # shell is bash"): the newer saying of the same answer, which stands
+            h.matched = list(dict.fromkeys([*h.matched, *lead.matched]))
+            _before(out, h, lead)
+            return
         lead.outdated = True
         lead.notices.append(f"possibly changed by a later memory ({h.id}, "
                             f"{h.date or 'undated'}): {excerpt(h)}")
@@ -261,6 +304,9 @@ def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     # Two memories the timeline holds as statements of one attribute about two subjects
     # are about two things ("the Vega service switched its login to Auth0" is no news of
     # Delta's); of one subject, the timeline links them.
+    # "went back to bash" says again what "my shell is bash" said
+    if (n.reverts - terms) & (o.values | o.slots):
+        return None
     attrs = {k.split("::", 1)[-1] for k in facts_of(old.id)}
     if attrs & {k.split("::", 1)[-1] for k in facts_of(new.id)}:
         return None

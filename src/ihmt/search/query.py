@@ -24,7 +24,7 @@ from ..timeline.facts import FactTimeline
 from ..timeline.supersede import versions_together
 from . import scoped
 from .answer import annotate, corrections_first, finish, rerank
-from .asked import answer_type_terms
+from .asked import answer_type_terms, frame_terms
 from .change_notes import use_verbs
 from .changes import (
     FOLLOW_MAX_WORDS,
@@ -64,7 +64,9 @@ class Searcher:
             period = None  # "today"/"now" asks for the current state, not for a date
         base = (strip_time_words(query) if period else query).strip() or query
         stem = self.config.stemmer
-        words = tokenize(base + (" " + clue if clue else ""), stem)
+        frame = frame_terms(base, stem)
+        words = [w for w in tokenize(base, stem) if w not in frame] or tokenize(base, stem)
+        words += tokenize(clue, stem) if clue else []
         terms = words + (absolute_time_terms(query, words, stem) if period else [])
         # A clue, a period or the semantic blend re-weights candidates, so look deeper than
         # the answer; a question about "now" only reorders versions, which the fact

@@ -108,6 +108,9 @@ def corrections_first(hits: list[Hit], timeline: FactTimeline,
             continue
         else:
             out.remove(fix)
+            # the correction answers what the corrected memory matched, whatever it shares
+            # with the query itself ("db" of "db-eu-9" for "database")
+            fix.matched = list(dict.fromkeys([*fix.matched, *h.matched]))
         fix.score = max(fix.score, h.score * 1.01)
         out.insert(out.index(h), fix)
     return out

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..text import fold, tokenize
+from .aliases import canon
 from .change_words import (
     ABBREVIATIONS,
     CALENDAR,
@@ -57,6 +58,8 @@ _NUMBER_WORDS = {w: str(i) for i, ws in enumerate((
     "twelve doce", "", "", "fifteen quince", "", "", "", "", "twenty veinte"))
     for w in ws.split()} | {"thirty": "30", "treinta": "30", "forty": "40", "fifty": "50",
                             "sixty": "60", "ninety": "90", "hundred": "100", "cien": "100"}
+_NAMED_FIGURE = re.compile(r"\b([a-z][a-z-]+)\s+(?:(?:is|are|was|were|es|son|era|=|:)\s+)?"
+                           r"(\d+(?:[.,:]\d+)*)(?![\w.,:]*\w)")
 # "30 days", "2am", "5%", "4-space", "two weeks", "one-week"
 _FIGURE = re.compile(r"\b(\d+(?:[.,:]\d+)?|" + "|".join(sorted(_NUMBER_WORDS, key=len,
                                                                   reverse=True))
@@ -218,6 +221,24 @@ def read_note(text: str, stemmer: str) -> Note:
         if set(tokenize(m.group(2), stemmer)[:1]) & note.names:
             note.ways.update(tokenize(m.group(1), stemmer))
     note.ways -= note.names  # ("Fly" of "Fly Machines" is the value, not how it serves)
+    return _canonical(note, stemmer)
+
+
+_TERM_SETS = ("words", "names", "values", "changed", "kept", "gone", "new", "cues", "whole",
+              "moved_to", "parts", "ways", "initial", "slots", "reverts")
+
+
+def _canonical(note: Note, stemmer: str) -> Note:
+    """``note`` with the words of one group of :mod:`ihmt.search.aliases` as one word: "prod"
+    and "production" are the same subject, "pg" and "postgres" the same value."""
+    for name in _TERM_SETS:
+        setattr(note, name, {canon(t, stemmer) for t in getattr(note, name)})
+    note.seq = [canon(t, stemmer) for t in note.seq]
+    note.states = [State(frozenset(canon(t, stemmer) for t in st.subject),
+                         frozenset(canon(t, stemmer) for t in st.value),
+                         frozenset(canon(t, stemmer) for t in st.rest)) for st in note.states]
+    note.figures = {(x, canon(u, stemmer)) for x, u in note.figures}
+    note.changed_figures = {(x, canon(u, stemmer)) for x, u in note.changed_figures}
     return note
 
 
@@ -245,12 +266,18 @@ def _reverts(folded: str, note: Note, stemmer: str) -> set[str]:
 
 def _figures(clause: str, stemmer: str) -> set[tuple[str, str]]:
     """The (number, unit term) pairs of a folded clause: "kept for 30 days" is ("30",
-    "day"), "one-week sprints" ("1", "week")."""
+    "day"), "one-week sprints" ("1", "week"), and a number after what it numbers, "port
+    5432" ("5432", "port"), "the port is 5433" ("5433", "port"). (A stop word is no unit:
+    "at 10", "is 20".)"""
     out = set()
     for m in _FIGURE.finditer(clause):
         unit = tokenize(m.group(2), stemmer)[:1]
         if unit:
             out.add((_NUMBER_WORDS.get(m.group(1).lower(), m.group(1)), unit[0]))
+    for m in _NAMED_FIGURE.finditer(clause):  # "port 5432", "node 20", "timeout is 30"
+        unit = tokenize(m.group(1), stemmer)[:1]
+        if unit:
+            out.add((m.group(2), unit[0]))
     return out
 
 

@@ -50,7 +50,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..model import Hit
-from ..text import clip_shown, fold, tokenize
+from ..text import clip_shown, fold
+from .aliases import canon
 from .change_notes import Note, read_note, states_of, use_verbs, whole_terms
 from .change_words import CUE
 
@@ -116,6 +117,26 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                   facts_of: Callable[[str], frozenset[str]],
                   find: Callable[[list[list[str]], int, str], list[Hit]] | None = None,
                   successor: Callable[[str], str | None] | None = None) -> list[Hit]:
+    """See :func:`_changes_first`. The words of one group of :mod:`ihmt.search.aliases`
+    are read as one word ("prod" and "production"), and each hit's ``matched`` is given
+    back in the query's own words."""
+    back = {canon(t, stemmer): t for t in terms}
+    for h in hits[:WINDOW]:
+        h.matched = list(dict.fromkeys(canon(t, stemmer) for t in h.matched))
+    out = _changes_first(hits, terms=set(back), stemmer=stemmer, saved_at=saved_at,
+                         excerpt=excerpt, facts_of=facts_of, find=find, successor=successor)
+    for h in out:
+        h.matched = list(dict.fromkeys(back.get(t, t) for t in h.matched))
+    for h in hits[:WINDOW]:  # (one left out of the answer keeps its words too)
+        h.matched = list(dict.fromkeys(back.get(t, t) for t in h.matched))
+    return out
+
+
+def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
+                   saved_at: Callable[[str], str], excerpt: Callable[[Hit], str],
+                   facts_of: Callable[[str], frozenset[str]],
+                   find: Callable[[list[list[str]], int, str], list[Hit]] | None = None,
+                   successor: Callable[[str], str | None] | None = None) -> list[Hit]:
     """``hits`` with each later memory that says it changed an earlier one right before
     that one, which is flagged outdated (see the module docstring). ``terms``: the query's
     index terms; ``saved_at(id)``: when a memory was saved (orders a same-day pair);

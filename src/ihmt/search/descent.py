@@ -99,12 +99,15 @@ def _tf_part(tf: int, length: int, avgdl: float) -> float:
 
 
 def descend(store: Store, terms: list[str], k: int, *, max_files: int = 400,
-            scope: ScopeFilter | None = None) -> Descent:
+            scope: ScopeFilter | None = None,
+            weights: dict[str, float] | None = None) -> Descent:
     """The exact BM25 top-``k`` leaves for the (deduplicated) query ``terms``.
 
     With ``scope``, the exact top-``k`` of the leaves it accepts: a refused leaf neither
     counts nor raises the bar. Statistics (idf, average length) stay the whole store's,
-    so scores compare across scopes."""
+    so scores compare across scopes. ``weights``: a factor for some terms' part of the
+    score (another word for a query word counts less than the word itself); the top-``k``
+    stays exact for the weighted sum, and :attr:`Descent.idf` holds the plain idf."""
     out = Descent()
     root = store.root()
     n = int(root["n_leaves"])
@@ -120,6 +123,8 @@ def descend(store: Store, terms: list[str], k: int, *, max_files: int = 400,
     df = _frequencies(store, tops, q, out, opened)
     idf = {t: math.log(1.0 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items() if d > 0}
     out.idf = idf
+    if weights:
+        idf = {t: v * weights.get(t, 1.0) for t, v in idf.items()}
     q = [t for t in q if t in idf]
     if not q:
         return out

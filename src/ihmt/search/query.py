@@ -23,6 +23,7 @@ from ..text import clip_shown, fold, tokenize
 from ..timeline.facts import FactTimeline
 from ..timeline.supersede import versions_together
 from . import scoped
+from .aliases import ALIAS_WEIGHT, expand
 from .answer import annotate, corrections_first, finish, rerank
 from .asked import answer_type_terms, frame_terms
 from .change_notes import use_verbs
@@ -74,12 +75,16 @@ class Searcher:
         fetch = max(top_k * 3, 30) if (clue or period or self.semantic.active) else top_k
         root = self.store.root()
         flt = scoped.scope_filter(view, root)
-        d = self.descend(terms, fetch, flt)
+        alias = expand(words, stem)  # "prod" for "production", "retro" for "retrospectives"
+        d = self.descend(terms + list(alias), fetch, flt,
+                         weights=dict.fromkeys(alias, ALIAS_WEIGHT))
         result = SearchResult(query=query, node_reads=d.node_reads, visited=d.visited,
                               total_nodes=int(root.get("n_branches", 0)),
                               total_leaves=int(root["n_leaves"]), capped=d.capped)
         loader = self._loader(result)
         hits = scoped.label(_hits(d, loader) + _hits(d, loader, d.outside), view, root)
+        for h in hits:  # found by another word of a query word's group: found by that word
+            h.matched = list(dict.fromkeys(alias.get(t, t) for t in h.matched))
         self._check_timeline()
         annotate(hits, self.timeline, self.excerpt)
 
@@ -263,13 +268,15 @@ class Searcher:
         except (NotFoundError, DamagedFileError):
             return ""
 
-    def descend(self, terms: list[str], k: int, flt: ScopeFilter | None = None) -> Descent:
+    def descend(self, terms: list[str], k: int, flt: ScopeFilter | None = None,
+                weights: dict[str, float] | None = None) -> Descent:
         """The exact descent; a damaged branch is looked at again (another process may have
         just rebuilt the tree), then repaired."""
         for attempt in (0, 1, 2):
             try:
                 return descend(self.store, terms, k,
-                               max_files=self.config.max_files_per_search, scope=flt)
+                               max_files=self.config.max_files_per_search, scope=flt,
+                               weights=weights)
             except DamagedFileError as exc:
                 if attempt == 2:
                     raise

@@ -1,0 +1,95 @@
+"""Short forms and their long forms: "prod" is "production", "k8s" is "Kubernetes", "retro"
+is "retrospective", "repo" is "repositorio".
+
+People write a thing short in one note and long in the next, or ask with the other form:
+"Migrated prod to PG 15" answers "which database does production run on?", and "Retros are
+monthly now" answers "how often do we have retrospectives?". Words alone never meet there.
+A query word of a group below also looks for the group's other words, which count
+:data:`ALIAS_WEIGHT` of a word the query holds itself; a memory found by one of them counts
+as matching the query's own word (the confidence is not lowered for it), and the rule of
+changes (:mod:`ihmt.search.changes`) reads a group's words as one word.
+
+The groups are clipped words and the abbreviations of the trade every developer writes,
+in English and Spanish: a lexicon of the domain, written from how people write, kept
+apart from the benchmarks and walks that measure it. Only forms that mean nothing else
+belong here ("dev" is also a name, "hr" human resources, "tf" TensorFlow as well as
+Terraform, "sec" security, "pr" and "mr" stand for too much).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from ..text import tokenize
+
+ALIAS_WEIGHT = 0.7  # share of a query word's weight another word of its group gets
+
+# Each line one group of words (single words; no phrases) that say the same thing.
+GROUPS: tuple[str, ...] = (
+    "prod production produccion producción",
+    "stg staging",
+    "repo repos repository repositories repositorio repositorios",
+    "retro retros retrospective retrospectives retrospectiva retrospectivas",
+    "app apps application applications aplicacion aplicación aplicaciones",
+    "db dbs database databases",
+    "pg postgres postgresql",
+    "k8s kubernetes",
+    "env envs environment environments",
+    "config configs configuration configurations configuracion configuración",
+    "auth authentication autenticacion autenticación",
+    "docs documentation documentacion documentación",
+    "infra infrastructure infraestructura",
+    "iac infrastructure-as-code",
+    "msg msgs message messages",
+    "perf performance",
+    "deps dependencies dependency dependencias",
+    "js javascript",
+    "ts typescript",
+    "admin admins administrator administrators administrador",
+    "tz timezone",
+    "req reqs request requests",
+    "mins minute minutes",
+    "dept department departamento",
+    "mgmt management",
+    "eng engineering",
+    "cert certs certificate certificates certificado certificados",
+    "creds credentials credenciales",
+    "gh github",
+    "vm vms virtual-machine",
+)
+
+
+@functools.lru_cache(maxsize=8)
+def _table(stemmer: str) -> dict[str, tuple[str, frozenset[str]]]:
+    """Per term of any group: the group's canonical term (its first word's) and its terms."""
+    out: dict[str, tuple[str, frozenset[str]]] = {}
+    for line in GROUPS:
+        terms = list(dict.fromkeys(t for w in line.split() for t in tokenize(w, stemmer)[:1]))
+        if len(terms) < 2:
+            continue
+        group = frozenset(terms)
+        for t in terms:
+            out.setdefault(t, (terms[0], group))
+    return out
+
+
+def canon(term: str, stemmer: str) -> str:
+    """The term that stands for ``term``'s group (``term`` itself outside every group)."""
+    hit = _table(stemmer).get(term)
+    return hit[0] if hit else term
+
+
+def expand(terms: list[str], stemmer: str) -> dict[str, str]:
+    """The other words of the groups of ``terms``: each mapped to the query term it stands
+    for (a word the query holds itself is never another's alias)."""
+    table = _table(stemmer)
+    have = set(terms)
+    out: dict[str, str] = {}
+    for t in terms:
+        hit = table.get(t)
+        if hit is None:
+            continue
+        for other in sorted(hit[1]):
+            if other not in have and other not in out:
+                out[other] = t
+    return out

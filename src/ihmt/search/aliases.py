@@ -13,7 +13,9 @@ The groups are clipped words and the abbreviations of the trade every developer 
 in English and Spanish: a lexicon of the domain, written from how people write, kept
 apart from the benchmarks and walks that measure it. Only forms that mean nothing else
 belong here ("dev" is also a name, "hr" human resources, "tf" TensorFlow as well as
-Terraform, "sec" security, "pr" and "mr" stand for too much).
+Terraform, "sec" security, "pr" and "mr" stand for too much), and only long forms whose
+stem is not another word's ("management" stems as "manager" does, "engineering" as
+"engine").
 """
 
 from __future__ import annotations
@@ -50,8 +52,6 @@ GROUPS: tuple[str, ...] = (
     "req reqs request requests",
     "mins minute minutes",
     "dept department departamento",
-    "mgmt management",
-    "eng engineering",
     "cert certs certificate certificates certificado certificados",
     "creds credentials credenciales",
     "gh github",

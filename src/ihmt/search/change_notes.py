@@ -23,6 +23,7 @@ from .change_words import (
     DEFINES,
     FUTURE,
     GONE_WORDS,
+    NAMING,
     NEW_AHEAD,
     NEW_PLACE,
     NEW_SLOT,
@@ -242,10 +243,15 @@ def _canonical(note: Note, stemmer: str) -> Note:
     return note
 
 
+_REVERT_STOP = frozenset("""after because since when as once until for due
+    tras porque desde cuando como hasta por despues después""".split())
+
+
 def _reverts(folded: str, note: Note, stemmer: str) -> set[str]:
     """The terms of the values ``folded`` says were taken up again (see
     :data:`ihmt.search.change_words.REVERT`): the words right after "back to", "volví a"
-    (up to three, to the end of the phrase), or the names and value slots of the phrase
+    (up to three, to the end of the phrase or
+    a word that gives a reason or a time), or the names and value slots of the phrase
     that says "again". Not in a phrase of plans, wishes or attempts, nor in a question
     ("should we go back to Jenkins?")."""
     out: set[str] = set()
@@ -257,8 +263,10 @@ def _reverts(folded: str, note: Note, stemmer: str) -> set[str]:
         phrase = folded[start:end]
         if "?" in folded[m.end():end + 1] or NOT_DONE.search(phrase) or FUTURE.search(phrase):
             continue
-        if m.group(1):
-            out.update(whole_terms(" ".join(folded[m.end():end].split()[:3]), stemmer))
+        if m.group(1):  # (up to a reason or a time: "back to X after Y kept failing")
+            words = folded[m.end():end].split()[:3]
+            cut = next((i for i, w in enumerate(words) if w in _REVERT_STOP), len(words))
+            out.update(whole_terms(" ".join(words[:cut]), stemmer))
         else:
             out.update(set(tokenize(phrase, stemmer)) & note.names)
     return out - use_verbs(stemmer)
@@ -303,8 +311,20 @@ def states_of(text: str, stemmer: str) -> list[State]:
     chat line, "… The book is Dune.", is talk about something else). A value must hold a
     name, a figure or a period: "The API is fast" states nothing this rule can compare."""
     sentence = _first_sentence(text)
+    if sentence.rstrip().endswith("?"):  # a question states nothing
+        return []
+    named = NAMING.search(sentence)
+    if named:  # "is named atlas", "renamed ... to hermes": the name whatever its case
+        subject = frozenset(t for t in tokenize(named.group("subj") or named.group("subj2")
+                                                 or named.group("subj3"), stemmer)
+                            if t not in _QUALIFIER_TERMS(stemmer))
+        value = frozenset(tokenize(named.group("val") or named.group("val2")
+                                   or named.group("val3"), stemmer)[:1])
+        if subject and value and not subject & _GENERIC_TERMS(stemmer) and \
+                not _NEGATED.match(sentence, named.start("val") if named.group("val") else 0):
+            return [State(subject, value, frozenset())]
     m = STATES.search(sentence)
-    if m is None or sentence.rstrip().endswith("?"):  # a question states nothing
+    if m is None:
         return []
     subj = m.group("subj") or m.group("subj2") or m.group("subj3") or m.group("subj4") or ""
     raw = STATE_VALUE_END.split(m.group("val") or m.group("val2") or m.group("val3")
@@ -335,6 +355,8 @@ def states_of(text: str, stemmer: str) -> list[State]:
         elif word in ABBREVIATIONS:  # "Dr." is no value: "Dr. Osei" is "Osei"
             continue
         elif marked or w[:1].isupper() or word in STATE_VALUE_WORDS or word in _WORD_VALUES:
+            value.update(terms)
+        elif labelled and len(raw.split()) == 1:  # "Default shell: fish", "Linter: ruff"
             value.update(terms)
         elif m.group("val") and not value:  # how the value serves, said before it
             # ("written in Go"; not "at the clinic" after "Dr. Osei", nor "I use" of "I use

@@ -234,7 +234,10 @@ REVERT = lazy(
 DEFINES = lazy(
     r"^\W*(?:(?:the|our|my|el|la|los|las|nuestro|nuestra|mi|mis)\s+)?[\w-]+(?:\s+[\w-]+){0,3}?"
     r"\s+(?:is|are|es|son|esta|están|está)\s+(?:a\s+|an\s+|the\s+|un\s+|una\s+|el\s+|la\s+"
-    r"|on\s+|in\s+|at\s+|en\s+)?(?:[a-záéíóú]+\s+)?[A-Z0-9][\w.+#-]*"
+    r"|on\s+|in\s+|at\s+|en\s+)?(?:[a-záéíóú]+\s+)?"
+    # or done by it, "are scraped by Prometheus", "son gestionados por Jira"
+    r"(?:[a-z]+(?:ed|en|ado|ados|ada|adas|ido|idos|ida|idas)\s+(?:by|with|through|via|on|in|"
+    r"at|to|por|con|en|a)\s+(?:the\s+|el\s+|la\s+)?)?[A-Z0-9][\w.+#-]*"
     r"|^\W*[A-Z][\w.+#-]*(?:\s+[A-Z0-9][\w.+#-]*){0,2}\s+(?:is|are|es|son)\s+"
     r"(?:our|my|the|nuestro|nuestra|mi|el|la)\s+\w")
 
@@ -282,15 +285,26 @@ _LABEL = (r"(?i:(?:correction|update|actually|edit|fyi|note|correcci[oó]n|actua
           r"|en\s+realidad|ojo)\s*[:,-]\s*)?")
 _OWNER = r"(?i:(?:the|our|my|el|la|los|las|nuestro|nuestra|nuestros|nuestras|mi|mis)\s+)"
 _NAMED = r"(?:[\w][\w.+#-]*(?:\s+[\w][\w.+#-]*){0,2})"
+# A name given to a thing, whatever its case: "The staging cluster is named atlas", "el bot
+# se llama ramona", "Renamed the staging cluster to hermes". Groups as in ``STATES``.
+NAMING = lazy(
+    r"^\W*" + _LABEL + _OWNER + r"?(?P<subj>[\w-]+(?:\s+[\w-]+){0,3}?)\s+(?i:is|are|es)\s+"
+    r"(?i:now\s+|ahora\s+)?(?i:named|called|llamad[oa]s?)\s+(?P<val>[\w.+#-]+)"
+    r"|^\W*" + _LABEL + _OWNER + r"?(?P<subj2>[\w-]+(?:\s+[\w-]+){0,3}?)\s+se\s+llaman?\s+"
+    r"(?i:ahora\s+)?(?P<val2>[\w.+#-]+)"
+    r"|^\W*(?i:(?:we|I|they|ops|hemos|he)\s+)?(?i:renamed|renombr[a-z]*)\s+" + _OWNER +
+    r"?(?P<subj3>[\w-]+(?:\s+[\w-]+){0,3}?)\s+(?i:to|a|como)\s+(?P<val3>[\w.+#-]+)")
+
 STATES = lazy(
     r"^\W*" + _LABEL + r"(?P<val2>" + _NAMED + r")\s+(?i:is|es)\s+(?i:now\s+|ahora\s+)?"
     r"(?i:my|our|mi|nuestro|nuestra|the\s+new|el\s+nuevo|la\s+nueva)\s+"
     r"(?P<subj2>[\w-]+(?:\s+[\w-]+){0,2})"
-    # a holder said first, the role after "now": "Luis is now primary on-call for payments"
+    # a holder said first, the role after "now" or "the": "Luis is now primary on-call for
+    # payments", "Priya is the release manager for mobile"
     # (the role in lower case to the clause's end: "The CDN is now Fastly" is the next form)
     r"|^\W*" + _LABEL + r"(?!(?i:the|our|my|a|an|el|la|los|las|mi|nuestro|nuestra)\b)"
     r"(?P<val4>[A-Z0-9][\w.+#-]*(?:\s+[A-Z0-9][\w.+#-]*){0,2})\s+(?i:is|es)\s+"
-    r"(?i:now|ahora)\s+(?:(?:the|el|la)\s+)?"
+    r"(?:(?i:now|ahora)\s+(?:(?:the|el|la)\s+)?|(?i:the|el|la)\s+)"
     r"(?P<subj4>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,5})(?=\s*(?:[,;.!]|$))"
     r"|^\W*" + _LABEL + _OWNER + r"?(?P<subj>[\w-]+(?:\s+[\w-]+){0,3}?)"
     r"(?:\s+(?i:is|are|es|son|est[aá]|est[aá]n)\s+(?i:now\s+|ahora\s+)?|\s*:\s+)"

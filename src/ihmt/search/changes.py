@@ -182,6 +182,15 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
             # later, unless both say one.
             later = when[old.id] < when[new.id] or (when[old.id] == when[new.id]
                                                    and not o.changed)
+            if old.outdated and later and successor is not None and n.changed and \
+                    not n.hedged and successor(old.id) == new.id and new in out and \
+                    out.index(new) > out.index(old):
+                # the fact timeline linked the two, and the later says the change in words
+                # ("Correction: the API port is 8443"): it answers for the earlier
+                new.matched = list(dict.fromkeys([*new.matched, *old.matched]))
+                _before(out, new, old)
+                moved.add(new.id)
+                continue
             if old.outdated or not later or old.scope != new.scope:
                 continue
             kind = _link(old, o, new, n, terms, stemmer, facts_of,
@@ -244,7 +253,7 @@ def _taken_up_again(out: list[Hit], order: list[Hit], notes: dict[str, Note],
             continue
         last = max(when[h.id] for h in holders)
         asked = {t for h in holders for t in h.matched}
-        between = False
+        between: list[Hit] = []
         for old in before:
             if old in holders or old not in out or old.outdated or when[old.id] <= last or \
                     old.scope != new.scope or not asked & set(old.matched):
@@ -255,9 +264,16 @@ def _taken_up_again(out: list[Hit], order: list[Hit], notes: dict[str, Note],
             old.superseded_by = new.id
             new.matched = list(dict.fromkeys([*new.matched, *old.matched]))
             _before(out, new, old)
-            between = True
+            between.append(old)
         for old in holders if between else []:  # the same value said before: it follows
-            if old in out and not old.outdated and old.scope == new.scope:
+            if old not in out or old.scope != new.scope:
+                continue
+            # flagged by what came between, which is itself changed back: its value holds
+            # again ("possibly changed by ... Tortoise", then "went back to SQLAlchemy")
+            kept = [x for x in old.notices if not any(b.id in x for b in between)]
+            if old.outdated and len(kept) < len(old.notices) and not kept:
+                old.notices, old.outdated, old.superseded_by = kept, False, None
+            if not old.outdated:
                 _before(out, new, old)
 
 

@@ -84,6 +84,37 @@ CHANGES = [
     # a figure named by what it numbers
     ("The API listens on port 8080.", "Correction: the API port is 8443.",
      "which port does the API listen on?", "8443"),
+    ("The metrics exporter listens on port 9100.",
+     "Metrics exporter port is 9256 behind the proxy.",
+     "which port does the metrics exporter use?", "9256"),
+    # the old value's trouble said after the new state
+    ("We send push notifications through OneSignal.",
+     "Push notifications go through Firebase since the OneSignal delivery issues.",
+     "which service sends push notifications?", "Firebase"),
+    ("Los SMS salen por Twilio.", "Los SMS salen por Vonage desde los problemas con Twilio.",
+     "¿con qué enviamos los SMS?", "Vonage"),
+    # a figure in several number words, a figure in another unit of the same dimension
+    ("The worker pool has 40 threads.",
+     "We raised the worker pool to one hundred and twenty threads.",
+     "how many threads does the worker pool have?", "hundred"),
+    ("Password reset links expire after 30 minutes.",
+     "Bumped the password reset link lifetime to 2 hours.",
+     "how long are password reset links valid?", "2 hours"),
+    ("El límite de subida es de 50 MB.", "Bajamos el límite de subida de archivos a 20 MB.",
+     "¿cuál es el límite de subida?", "20"),
+    # a holder stepping down, a possessive said again after "actually"
+    ("Omar is the tech lead for billing.", "Omar stepped down as billing lead; Sofia took over.",
+     "who is the billing lead?", "Sofia"),
+    ("Tom's boarding gate is B12.", "Actually Tom's boarding gate is C4, they moved it.",
+     "which boarding gate is Tom at?", "C4"),
+    # "swapped X for Y", a passive move in Spanish, a place a thing runs on
+    ("Our charts are drawn with Chart.js.", "After the redesign we swapped Chart.js for ECharts.",
+     "what draws our charts?", "ECharts"),
+    ("Las copias se guardan en Backblaze.",
+     "Las copias fueron trasladadas a Wasabi la semana pasada.",
+     "¿dónde se guardan las copias?", "Wasabi"),
+    ("Staging runs on two Hetzner boxes.", "staging is on Fly.io now.",
+     "where does staging run?", "Fly.io"),
 ]
 
 # (earlier memory, later memory, question, a word of the earlier memory: it must lead)
@@ -100,6 +131,10 @@ TRAPS = [
     # a short form of another group is another thing
     ("The staging database is MySQL.", "The production app runs on Fly.",
      "which database does staging use?", "MySQL"),
+    # another project's practice, in the third person
+    ("En este repo usamos Poetry para las dependencias.",
+     "En el proyecto del cliente usan uv para todo.",
+     "¿qué gestor de paquetes usamos?", "Poetry"),
 ]
 
 

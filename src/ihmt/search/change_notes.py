@@ -38,6 +38,8 @@ from .change_words import (
     STATE_VALUE_WORDS,
     STATES,
     STILL,
+    TROUBLE,
+    UNIT_KINDS,
     USE_VERBS,
     WAY,
 )
@@ -52,19 +54,53 @@ _PRONOUNS = frozenset("i me my mine we us our you your he him his she her it its
                       "ellas esto eso".split())
 _NEGATED = re.compile(r"\s*(?i:not|no|never|nunca|ni)\b")
 # Numbers said in words, English and Spanish (folded), as digits: "two weeks" is a figure
-# as "2 weeks" is.
-_NUMBER_WORDS = {w: str(i) for i, ws in enumerate((
+# as "2 weeks" is, "five hundred requests" as "500 requests".
+_SMALL = {w: i for i, ws in enumerate((
     "zero cero", "one uno una", "two dos", "three tres", "four cuatro", "five cinco",
     "six seis", "seven siete", "eight ocho", "nine nueve", "ten diez", "eleven once",
-    "twelve doce", "", "", "fifteen quince", "", "", "", "", "twenty veinte"))
-    for w in ws.split()} | {"thirty": "30", "treinta": "30", "forty": "40", "fifty": "50",
-                            "sixty": "60", "ninety": "90", "hundred": "100", "cien": "100"}
-_NAMED_FIGURE = re.compile(r"\b([a-z][a-z-]+)\s+(?:(?:is|are|was|were|es|son|era|=|:)\s+)?"
+    "twelve doce", "thirteen trece", "fourteen catorce", "fifteen quince",
+    "sixteen dieciseis", "seventeen diecisiete", "eighteen dieciocho",
+    "nineteen diecinueve", "twenty veinte")) for w in ws.split()} | {
+    w: 10 * i for i, ws in enumerate(("", "", "", "thirty treinta", "forty cuarenta",
+                                       "fifty cincuenta", "sixty sesenta", "seventy setenta",
+                                       "eighty ochenta", "ninety noventa"))
+    for w in ws.split()} | {
+    w: 100 * i for i, w in enumerate(("", "ciento", "doscientos", "trescientos",
+                                      "cuatrocientos", "quinientos", "seiscientos",
+                                      "setecientos", "ochocientos", "novecientos")) if w}
+_SCALES = {"hundred": 100, "cien": 100, "thousand": 1000, "mil": 1000}
+_NUMBER_WORD = "|".join(sorted([*_SMALL, *_SCALES], key=len, reverse=True))
+# one number in words: "two", "twenty five", "five hundred", "one hundred and fifty",
+# "dos mil quinientos"
+_NUMBER_WORDS = (r"(?:" + _NUMBER_WORD + r")(?:(?:\s+|-)(?:(?:and|y)\s+)?(?:" + _NUMBER_WORD
+                 + r"))*")
+NAMED_FIGURE = re.compile(r"\b([a-z][a-z-]+)\s+(?:(?:is|are|was|were|es|son|era|=|:)\s+)?"
                            r"(\d+(?:[.,:]\d+)*)(?![\w.,:]*\w)")
-# "30 days", "2am", "5%", "4-space", "two weeks", "one-week"
-_FIGURE = re.compile(r"\b(\d+(?:[.,:]\d+)?|" + "|".join(sorted(_NUMBER_WORDS, key=len,
-                                                                  reverse=True))
-                     + r")(?:\s*-\s*|\s*)(%|[a-z]{2,})", re.IGNORECASE)
+# "30 days", "2am", "5%", "4-space", "two weeks", "one-week", "five hundred requests"
+_FIGURE = re.compile(r"\b(\d+(?:[.,:]\d+)?|" + _NUMBER_WORDS + r")(?:\s*-\s*|\s*)(%|[a-z]{2,})",
+                     re.IGNORECASE)
+
+# a number at the end of a clause ("... to 50", "... a cincuenta")
+_BARE = re.compile(r"\b(?:\d+|" + _NUMBER_WORDS + r")\s*$", re.IGNORECASE)
+
+
+def _number(said: str) -> str:
+    """``said`` (digits, or a number in words) as digits: "five hundred" is "500"."""
+    words = re.split(r"[\s-]+", said.lower())
+    if not all(w in _SMALL or w in _SCALES or w in ("and", "y") for w in words):
+        return said
+    total = current = 0
+    for w in words:
+        if w in _SMALL:
+            current += _SMALL[w]
+        elif w in _SCALES and _SCALES[w] == 100:
+            current = (current or 1) * 100
+        elif w in _SCALES:
+            total += (current or 1) * _SCALES[w]
+            current = 0
+    return str(total + current)
+
+
 _WORD = re.compile(r"[#@]?[\w][\w.+#-]*")  # ("#general", "@ops": a channel, a handle)
 # Where a sentence starts again, so that its first word is capitalised anyway. Not after
 # a semicolon: there a capital is a name ("Lena moved to the platform team; Tomasz leads
@@ -117,6 +153,8 @@ class Note:
     #   of its clauses saying a change
     figures: set[tuple[str, str]] = field(default_factory=set)  # (number, unit term):
     #   "kept for 30 days" is ("30", "day")
+    named: set[tuple[str, str]] = field(default_factory=set)  # the figures numbered by
+    #   the word before them: "port 5433", "the port is 6432" ("5433", "port")
 
     @property
     def says_change(self) -> bool:
@@ -199,6 +237,12 @@ def read_note(text: str, stemmer: str) -> Note:
         if said:
             note.changed.update(tokenize(clause, stemmer))
             note.changed_figures |= figures
+            # a number said alone in the change, of a thing the clause names ("subimos el
+            # pool de conexiones a cincuenta"): a figure of each word of the clause
+            if not figures:
+                bare = {_number(b.group()) for b in _BARE.finditer(clause)}
+                note.changed_figures |= {(x, t) for x in bare if x.isdigit()
+                                         for t in tokenize(clause, stemmer)}
             # (after a word of "now" the value may stand before it: "we're on Mattermost
             # these days")
             if NOW_CUES.search(clause):  # every name of the clause may be the new value
@@ -214,6 +258,10 @@ def read_note(text: str, stemmer: str) -> Note:
                 note.moved_to.update(ahead)
                 note.names.update(ahead)
                 note.values.update(ahead)
+    for m in NAMED_FIGURE.finditer(folded):
+        note.named.update((m.group(2), t) for t in tokenize(m.group(1), stemmer)[:1])
+    if not note.hedged:
+        _trouble(folded, note, stemmer)
     note.moved_to &= note.names
     note.reverts = _reverts(folded, note, stemmer)
     note.states = states_of(text, stemmer)
@@ -240,7 +288,26 @@ def _canonical(note: Note, stemmer: str) -> Note:
                          frozenset(canon(t, stemmer) for t in st.rest)) for st in note.states]
     note.figures = {(x, canon(u, stemmer)) for x, u in note.figures}
     note.changed_figures = {(x, canon(u, stemmer)) for x, u in note.changed_figures}
+    note.named = {(x, canon(u, stemmer)) for x, u in note.named}
     return note
+
+
+def _trouble(folded: str, note: Note, stemmer: str) -> None:
+    """A state said with the trouble the old value gave (see
+    :data:`ihmt.search.change_words.TROUBLE`): the names of the trouble are gone, the
+    state before it is the change, and its own names the new value."""
+    for m in TROUBLE.finditer(folded):
+        gone = set(tokenize(m.group("what") or m.group("what2") or "", stemmer)) & note.names
+        if not gone:
+            continue
+        start = max(folded.rfind(c, 0, m.start()) for c in ".;!?\n") + 1
+        state = set(tokenize(folded[start:m.start()], stemmer))
+        if not state & note.names - gone:  # "the Heroku outages were bad": no new value
+            continue
+        note.gone |= gone
+        note.changed |= state | set(tokenize(m.group(), stemmer))
+        note.cues.update(tokenize(m.group(), stemmer)[:1])
+        note.moved_to |= (state & note.names) - gone
 
 
 _REVERT_STOP = frozenset("""after because since when as once until for due
@@ -281,12 +348,27 @@ def _figures(clause: str, stemmer: str) -> set[tuple[str, str]]:
     for m in _FIGURE.finditer(clause):
         unit = tokenize(m.group(2), stemmer)[:1]
         if unit:
-            out.add((_NUMBER_WORDS.get(m.group(1).lower(), m.group(1)), unit[0]))
-    for m in _NAMED_FIGURE.finditer(clause):  # "port 5432", "node 20", "timeout is 30"
+            out.add((_number(m.group(1)), unit[0]))
+    for m in NAMED_FIGURE.finditer(clause):  # "port 5432", "node 20", "timeout is 30"
         unit = tokenize(m.group(1), stemmer)[:1]
         if unit:
             out.add((m.group(2), unit[0]))
     return out
+
+
+@functools.lru_cache(maxsize=8)
+def _unit_kinds(stemmer: str) -> dict[str, int]:
+    return {t: i for i, line in enumerate(UNIT_KINDS) for w in line.split()
+            for t in tokenize(w, stemmer)[:1]}
+
+
+def same_unit(a: str, b: str, stemmer: str) -> bool:
+    """Whether two unit terms measure the same thing: the same term, or two units of one
+    dimension ("minut" and "hour")."""
+    if a == b:
+        return True
+    kinds = _unit_kinds(stemmer)
+    return a in kinds and kinds.get(b) == kinds[a]
 
 
 def whole_terms(text: str, stemmer: str) -> list[str]:

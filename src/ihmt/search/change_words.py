@@ -34,7 +34,8 @@ _FINITE = (r"(?:is|are|was|were|has|have|had|do|does|did|can|could|would|will|es
 _DATED = (r"(?:since|from|as\s+of|starting)\s+(?:this\s+|last\s+|next\s+)?(?:" + _WHEN + r")"
           r"|desde\s+(?:este\s+|esta\s+|el\s+|la\s+)?(?:" + _CUANDO + r")"
           # dated by an event of change: "since the upgrade", "desde la migración"
-          r"|(?:since|after)\s+the\s+(?:upgrade|migration|move|switch|switchover|cutover|reorg|merger"
+          r"|(?:since|after)\s+the\s+(?:[a-z]+\s+){0,2}?(?:upgrade|migration|move|switch|switchover"
+          r"|cutover|reorg|merger"
           r"|rewrite|relaunch)(?!\s+(?:of|to|from|at|in)\b)"
           r"|desde\s+(?:la|el)\s+(?:migracion|cambio|mudanza|actualizacion)"
           # an event named before a comma: "Since the security audit, merging needs ..."
@@ -56,6 +57,9 @@ CUE = lazy(
     r"|are\s+now|now(?!\s+that)|nowadays|these\s+days|from\s+now\s+on"
     r"|cambi(?:amos|e|o|ado|ada)|migr(?:amos|e|o|ado|ada)|reemplaz\w*|sustitu\w*"
     r"|pasamos|movimos|mudamos|trasladamos|dejamos|deje|eliminamos|quitamos|borramos"
+    # said of the thing: "los logs fueron trasladados a Loki"
+    r"|(?:fue|fueron|ha\s+sido|han\s+sido)\s+(?:trasladad|movid|migrad|cambiad|pasad"
+    r"|reemplazad|sustituid)[oa]s?"
     # the same verbs said of the thing itself: "la reunión pasó a los miércoles", "los
     # workers se movieron a Mesos"
     r"|pas(?:o|aron)\s+a|movi(?:o|eron)|mud(?:o|aron)|traslad(?:o|aron)|elimin(?:o|aron)"
@@ -77,6 +81,7 @@ CUE = lazy(
     r"|migrations?\s+(?:\S+\s+){0,5}?(?:is|was|are|were)\s+(?:done|complete|completed"
     r"|finished|over|live)"
     r"|cut-?over|cut\s+(?:\S+\s+){0,4}?over\s+to|switch-?over|took\s+over|taken\s+over"
+    r"|stepped\s+(?:down|aside)|cancelamos|cancelaron"
     r"|handed\s+(?:\S+\s+){0,3}?over\s+to|transition(?:ed|ing)?\s+to|new\s+home"
     r"|(?:terminamos|completamos|acabamos|cerramos)\s+(?:\S+\s+){0,4}?(?:migracion|mudanza)"
     r"|migracion\s+(?:\S+\s+){0,5}?(?:esta|quedo|ya\s+esta)\s+(?:hecha|terminada|lista"
@@ -93,8 +98,12 @@ CUE = lazy(
     # phone", "Correction: ..."
     r"|renam(?:ed|ing)|(?:is|are|was|were|es|son)\s+history|(?:es|son)\s+historia|vendi|vendimos"
     r"|(?:went|goes|go|came|comes)\s+(?:up|down)\s+to|(?:increas|decreas|rais|lower|reduc|doubl"
-    r"|halv)(?:ed|ing)\s+(?:\S+\s+){0,4}?to|cut\s+(?:down|back)\s+to|sub(?:io|imos)\s+a"
-    r"|baj(?:o|amos)\s+a"
+    r"|halv|extend|shorten)(?:ed|ing)\s+(?:\S+\s+){0,6}?to|cut\s+(?:down|back)\s+to"
+    r"|(?:sub(?:i|io|imos|ieron)|baj(?:e|o|amos|aron)|aument(?:e|o|amos|aron)"
+    r"|reduj(?:e|o|imos|eron)|ampli(?:e|o|amos|aron)|(?:se\s+)?qued(?:o|aron))"
+    r"\s+(?:\S+\s+){0,7}?(?:a|hasta|en)\s"
+    r"(?=\S*\d|(?:dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|veinte|treinta|cuarenta"
+    r"|cincuenta|sesenta|cien|doscientos|quinientos|mil)\b)"
     r"|(?:my|our)\s+new|(?:mi|nuestr[oa])\s+nuev[oa]|correction|correccion"
     r"|relocat(?:ed|ing)|stopped|left\s+\S+(?:\s+\S+)?\s+for|(?:is|are|was|were)\s+gone"
     r"|(?:is|are|was|were)\s+out\b(?!\s+(?:of|on|for|to|sick|today|this))"
@@ -111,7 +120,8 @@ CUE = lazy(
 # "dropped X", "de X a", "en lugar de X" (the word right after).
 OLD_SLOT = lazy(
     r"\b(?:(?:cancele|cerre|vendi|deje)\s+(?:la|el|los|las)\s+(?:\w+\s+)?del?"  # "cerré la del X"
-    r"|from|off|replac(?:ed|ing)|instead\s+of|dropp(?:ed|ing)|ditch(?:ed|ing)"
+    r"|from|off|replac(?:ed|ing)|instead\s+of|dropp(?:ed|ing)|ditch(?:ed|ing)|swapp(?:ed|ing)"
+    r"|cancelamos|cancelaron"
     r"|retir(?:ed|ing)|stopped\s+using|no\s+longer\s+(?:use|using|keep|run|on|in|with"
     r"|\w+\s+(?:on|in|with|for|from|by))"  # "no longer pay for Heroku"
     r"|got\s+rid\s+of|reemplazamos|sustituimos|dejamos(?:\s+de\s+usar)?|apagamos"
@@ -123,20 +133,22 @@ OLD_SLOT = lazy(
     r"|en\s+(?:lugar|vez)\s+de|ya\s+no\s+(?:usamos|tenemos|\w+\s+(?:de|con|en)))\s+"
     # ("ya no tiramos de Kubernetes"; not "ya no mandamos los logs a X": its object)
     r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+|a\s+)?(\w[\w.+#-]*)"
-    r"|\bde\s+(\w[\w.+#-]*)\s+a\b"  # "de MySQL a Postgres"
+    # "de MySQL a Postgres", "de 30 a 10" (not "el timeout de pagos a 10 segundos")
+    r"|\bde\s+(\w[\w.+#-]*)\s+a\b(?!\s+\d)|\bde\s+(\d[\w.,:]*)\s+a\b"
     # said of the old value itself: "Jest was removed", "Travis got turned off", "MySQL fue
     # reemplazado"
     r"|(\w[\w.+#-]*)(?:\s+(?:servers?|instances?|cluster|clusters|accounts?|boxes|nodes|setup"
     r"|stack|license|licence|plan|subscription|integration|bot|app|servidores|cuenta))?"
     r"\s+(?:was|were|is|are|got|has\s+been|have\s+been|fue|fueron|quedo"
     r"|ha\s+sido)\s+(?:removed|dropped|retired|replaced|deprecated|cancell?ed|decommissioned"
-    r"|sunset|phased\s+out|ripped\s+out|turned\s+off|shut\s+down|switched\s+off"
-    r"|eliminad[oa]s?|retirad[oa]s?|reemplazad[oa]s?|sustituid[oa]s?|apagad[oa]s?"
+    r"|sunset|phased\s+out|ripped\s+out|turned\s+off|shut\s+down|switched\s+off|renamed"
+    r"|renombrad[oa]s?|eliminad[oa]s?|retirad[oa]s?|reemplazad[oa]s?|sustituid[oa]s?|apagad[oa]s?"
     r"|cancelad[oa]s?)\b"
     # "the ThinkPad went back", "Nagios is gone", "Rancher out", "Vodafone contract
     # cancelled"
     r"|(\w[\w.+#-]*)\s+(?:went|goes|was\s+sent|got\s+sent)\s+back\b"
     r"|(\w[\w.+#-]*)\s+(?:is|are|was|were)\s+gone\b"
+    r"|(\w[\w.+#-]*)\s+(?:stepped|steps|has\s+stepped)\s+(?:down|aside|back)\b"
     r"|(\w[\w.+#-]*)\s+(?:is|are|was|were|es|son|fue)\s+(?:history|historia)\b"
     r"|(\w[\w.+#-]*)\s+(?:(?:is|are|was|were)\s+)?out\b(?=\s*[,;:.]|\s+in\s+favou?r|\s*$)"
     r"|(\w[\w.+#-]*)\s+(?:contract|account|plan|subscription|membership|instance|servers?"
@@ -233,7 +245,8 @@ REVERT = lazy(
 # Markdown", may be of another facet of it). Run on the memory's first clause, unfolded.
 DEFINES = lazy(
     r"^\W*(?:(?:the|our|my|el|la|los|las|nuestro|nuestra|mi|mis)\s+)?[\w-]+(?:\s+[\w-]+){0,3}?"
-    r"\s+(?:is|are|es|son|esta|están|está)\s+(?:a\s+|an\s+|the\s+|un\s+|una\s+|el\s+|la\s+"
+    r"\s+(?:is|are|es|son|esta|están|está|runs?|lives?|sits?|corren?|viven?)\s+"
+    r"(?:a\s+|an\s+|the\s+|un\s+|una\s+|el\s+|la\s+"
     r"|on\s+|in\s+|at\s+|en\s+)?(?:[a-záéíóú]+\s+)?"
     # or done by it, "are scraped by Prometheus", "son gestionados por Jira"
     r"(?:[a-z]+(?:ed|en|ado|ados|ada|adas|ido|idos|ida|idas)\s+(?:by|with|through|via|on|in|"
@@ -282,7 +295,8 @@ CALENDAR = frozenset(
 # the same words, is its newer version though it says no word of change. Groups: ``subj``
 # (``subj2``, ``subj3``) the thing, ``val`` (``val2``, ``val3``) what is said of it.
 _LABEL = (r"(?i:(?:correction|update|actually|edit|fyi|note|correcci[oó]n|actualizaci[oó]n"
-          r"|en\s+realidad|ojo)\s*[:,-]\s*)?")
+          r"|en\s+realidad|ojo|me\s+equivoqu[eé]|errata)\s*[:,-]\s*"
+          r"|(?:actually|in\s+fact|en\s+realidad|de\s+hecho)\s+)?")
 _OWNER = r"(?i:(?:the|our|my|el|la|los|las|nuestro|nuestra|nuestros|nuestras|mi|mis)\s+)"
 _NAMED = r"(?:[\w][\w.+#-]*(?:\s+[\w][\w.+#-]*){0,2})"
 # A name given to a thing, whatever its case: "The staging cluster is named atlas", "el bot
@@ -306,12 +320,26 @@ STATES = lazy(
     r"(?P<val4>[A-Z0-9][\w.+#-]*(?:\s+[A-Z0-9][\w.+#-]*){0,2})\s+(?i:is|es)\s+"
     r"(?:(?i:now|ahora)\s+(?:(?:the|el|la)\s+)?|(?i:the|el|la)\s+)"
     r"(?P<subj4>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,5})(?=\s*(?:[,;.!]|$))"
-    r"|^\W*" + _LABEL + _OWNER + r"?(?P<subj>[\w-]+(?:\s+[\w-]+){0,3}?)"
+    r"|^\W*" + _LABEL + _OWNER + r"?(?P<subj>[\w-]+(?:['’]s)?(?:\s+[\w-]+){0,3}?)"
     r"(?:\s+(?i:is|are|es|son|est[aá]|est[aá]n)\s+(?i:now\s+|ahora\s+)?|\s*:\s+)"
     r"(?i:(?:a|an|the|un|una|el|la)\s+)?(?P<val>[^,;!?()]{1,80}?)"
     r"(?=\s*(?:[,;!?()]|\.?\s*$))"
     r"|\b(?P<val3>" + _NAMED + r")\s+(?i:as)\s+(?i:my|our)\s+"
     r"(?P<subj3>[\w-]+(?:\s+[\w-]+){0,2})", flags=0)
+
+# A change explained by the trouble the old value gave, after the new state: "email goes
+# through Postmark since the SendGrid deliverability problems", "because of the Heroku
+# outages", "desde los problemas con SendGrid", "tras la caída de Heroku". Run folded; the
+# names of ``what`` are the value let go.
+TROUBLE = lazy(
+    r"\b(?:since|after|because\s+of|due\s+to|following|desde|tras|a\s+causa\s+de)\s+(?:the\s+|all\s+the\s+"
+    r"|those\s+|los\s+|las\s+|el\s+|la\s+|our\s+)?"
+    r"(?:(?P<what>(?:[\w.-]+\s+){1,3}?)(?:problems?|issues?|outages?|incidents?|bugs?|failures?"
+    r"|mess|fiasco|debacle|breach|downtime|price\s+hikes?|problemas|caidas?|fallos?"
+    r"|incidencias?|errores)\b"
+    r"|(?:problems?|issues?|outages?|incidents?|bugs?|failures?|trouble|problemas|caidas?"
+    r"|fallos?|incidencias?|errores|lios?)\s+(?:with|of|at|in|con|de|del|en)\s+"
+    r"(?:the\s+|el\s+|la\s+)?(?P<what2>[\w.-]+))")
 
 # Where a stated value ends and what dates or explains it begins ("MySQL 8 since the
 # upgrade", "Kafka because of the volume").
@@ -321,6 +349,15 @@ STATE_VALUE_END = lazy(
 
 # Words that say which one of a thing, not what thing: dropped from a stated subject ("my
 # new phone", "my default browser again" are "phone" and "browser").
+# Units of one dimension: a figure said in one of them changes a figure said in another
+# ("expire after 15 minutes", later "the token lifetime is now 1 hour").
+UNIT_KINDS = (
+    """second seconds sec secs s minute minutes min mins hour hours hr hrs h day days week
+    weeks month months year years segundo segundos minuto minutos hora horas dia dias semana
+    semanas mes meses ano anos""",
+    "kb mb gb tb kib mib gib tib byte bytes kilobytes megabytes gigabytes terabytes",
+)
+
 STATE_QUALIFIERS = frozenset(
     """new current default main primary usual favorite favourite preferred present actual
     again now too also anymore still nuevo nueva actual principal favorito favorita habitual

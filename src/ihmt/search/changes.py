@@ -52,8 +52,16 @@ from collections.abc import Callable
 from ..model import Hit
 from ..text import clip_shown, fold
 from .aliases import canon
-from .change_notes import Note, read_note, states_of, use_verbs, whole_terms
-from .change_words import CUE
+from .change_notes import (
+    NAMED_FIGURE,
+    Note,
+    read_note,
+    same_unit,
+    states_of,
+    use_verbs,
+    whole_terms,
+)
+from .change_words import CUE, TROUBLE
 
 WINDOW = 8  # hits looked at: the versions of one answer rank close together
 LEADS = 3  # of those, the first ones whose later changes are looked for beyond the hits
@@ -116,7 +124,8 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                   saved_at: Callable[[str], str], excerpt: Callable[[Hit], str],
                   facts_of: Callable[[str], frozenset[str]],
                   find: Callable[[list[list[str]], int, str], list[Hit]] | None = None,
-                  successor: Callable[[str], str | None] | None = None) -> list[Hit]:
+                  successor: Callable[[str], str | None] | None = None,
+                  now: bool = True) -> list[Hit]:
     """See :func:`_changes_first`. The words of one group of :mod:`ihmt.search.aliases`
     are read as one word ("prod" and "production"), and each hit's ``matched`` is given
     back in the query's own words."""
@@ -124,7 +133,8 @@ def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
     for h in hits[:WINDOW]:
         h.matched = list(dict.fromkeys(canon(t, stemmer) for t in h.matched))
     out = _changes_first(hits, terms=set(back), stemmer=stemmer, saved_at=saved_at,
-                         excerpt=excerpt, facts_of=facts_of, find=find, successor=successor)
+                         excerpt=excerpt, facts_of=facts_of, find=find, successor=successor,
+                         now=now)
     for h in out:
         h.matched = list(dict.fromkeys(back.get(t, t) for t in h.matched))
     for h in hits[:WINDOW]:  # (one left out of the answer keeps its words too)
@@ -136,7 +146,8 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                    saved_at: Callable[[str], str], excerpt: Callable[[Hit], str],
                    facts_of: Callable[[str], frozenset[str]],
                    find: Callable[[list[list[str]], int, str], list[Hit]] | None = None,
-                   successor: Callable[[str], str | None] | None = None) -> list[Hit]:
+                   successor: Callable[[str], str | None] | None = None,
+                   now: bool = True) -> list[Hit]:
     """``hits`` with each later memory that says it changed an earlier one right before
     that one, which is flagged outdated (see the module docstring). ``terms``: the query's
     index terms; ``saved_at(id)``: when a memory was saved (orders a same-day pair);
@@ -145,19 +156,24 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
     the memories of the answer's scope dated ``since`` or later that best match the rarest
     of the words of each answer in ``groups`` (:func:`later_changes`, :func:`rarest`), or
     None to look at the hits only; ``successor(id)``: the memory the fact timeline says
-    corrected an outdated one."""
+    corrected an outdated one; ``now``: the question asks about now (not "before the
+    migration"), so a later memory the timeline linked may lead its earlier version."""
     look = [h for h in hits[:WINDOW] if h.matched]
     extra = later_changes(look, terms, stemmer, find) if find is not None and look else []
     pool = look + extra
     # Most answers hold no word of change, and no two of them state a value of a thing:
     # their excerpts (no leaf read) say so.
-    if len(pool) < 2 or not (any(CUE.search(fold(h.excerpt or h.title)) for h in pool)
+    if len(pool) < 2 or not (any(CUE.search(fold(h.excerpt or h.title))
+                                 or TROUBLE.search(fold(h.excerpt or h.title)) for h in pool)
+                             or sum(bool(NAMED_FIGURE.search(fold(h.excerpt or h.title)))
+                                    for h in pool) >= 2
                              or sum(bool(states_of(h.excerpt or h.title, stemmer))
                                     for h in pool) >= 2):
         return hits
     notes = {h.id: read_note(h.text, stemmer) for h in pool}
     if not any(n.changed for n in notes.values()) and \
-            sum(bool(n.states) for n in notes.values()) < 2:
+            sum(bool(n.states) for n in notes.values()) < 2 and \
+            sum(bool(n.named) for n in notes.values()) < 2:
         return hits
     for h in extra:  # the question's words it holds, as the descent would have matched
         h.matched = [t for t in sorted(terms) if t in notes[h.id].words]
@@ -172,7 +188,7 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
     out = list(hits)
     for i, new in enumerate(order):
         n = notes[new.id]
-        if not n.changed and not n.states:  # (an outdated change still changed what
+        if not (n.changed or n.states or n.named):  # (an outdated change still changed what
             continue  # came before it)
         for old in order[:i]:
             if old not in out:  # a memory found beyond the hits that changed nothing shown
@@ -182,7 +198,7 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
             # later, unless both say one.
             later = when[old.id] < when[new.id] or (when[old.id] == when[new.id]
                                                    and not o.changed)
-            if old.outdated and later and successor is not None and n.changed and \
+            if now and old.outdated and later and successor is not None and n.changed and \
                     not n.hedged and successor(old.id) == new.id and new in out and \
                     out.index(new) > out.index(old):
                 # the fact timeline linked the two, and the later says the change in words
@@ -373,6 +389,8 @@ def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     # the ING one", "cancelled FitLab", "from Redis"): the value ties the two even where
     # they say the thing in other words ("reverse proxy" and "in front of the services").
     gone = ((o_names - o.gone) & n.gone) - terms  # (names: "closed the ING one")
+    if _refigured(o, n, set(old.matched), terms, uses):
+        return NAMED
     if not subject:
         if gone & n.changed and not n.hedged and not gone & n.kept:
             return NAMED
@@ -392,7 +410,7 @@ def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     # A figure the change gives in the unit of one of the earlier's ("logs are kept for 30
     # days", later "log retention went up to 90 days"): the earlier figure is the old value.
     numbers = {y for y, _ in n.figures}
-    if any(u == v and x != y and x not in numbers and x not in n.words
+    if any(same_unit(u, v, stemmer) and x != y and x not in numbers and x not in n.words
            for x, u in o.figures for y, v in n.changed_figures):
         return NAMED
     # Said without the old value ("deploys migrated to GitHub Actions"): about the same
@@ -427,6 +445,28 @@ def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     if len(about) >= 2 or (o.ways & set(old.matched)) - subject or o.defines:
         return POSSIBLY
     return FOLLOWS
+
+
+def _refigured(o: Note, n: Note, asked: set[str], terms: set[str],
+               uses: frozenset[str]) -> bool:
+    """Whether the later ``n`` gives another number to a figure the earlier ``o`` numbered
+    by name ("The staging Postgres listens on port 5433", later "Staging Postgres port is
+    6432"), of the same thing: the question asks by the figure's name or by a word both
+    say, every name of the earlier but its number is in the later, and both share a word
+    besides the figure. Not a plan, and not where the old number is still said."""
+    if n.hedged:
+        return False
+    for x, u in o.named:
+        for y, v in n.named:
+            if u != v or x == y or x in n.words or y in o.words:
+                continue
+            numbers = {a for a, _ in o.named} | {u}
+            if (o.names - numbers) - n.words:  # another thing of the same kind
+                continue
+            shared = (o.whole & n.whole) - numbers - uses - n.cues
+            if shared and (u in terms or shared & asked):
+                return True
+    return False
 
 
 def _restates(o: Note, n: Note, asked: set[str]) -> bool:

@@ -86,6 +86,7 @@ def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, fl
     a = A_MIN + (A_MAX - A_MIN) * (1.0 - min(1.0, max(0.0, coverage)))
     fused = {i: (1.0 - a) * norm.get(i, 0.0) + a * sim_norm[i] for i in pool}
     lex_pos = {h.id: n for n, h in enumerate(lex)}
+    by_words = {h.id: h for h in lex}
     order = sorted(pool, key=lambda i: (-fused[i], lex_pos.get(i, len(lex_pos))))
 
     pinned: str | None = None
@@ -114,6 +115,11 @@ def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, fl
             pinned = next((i for i in order if sims.get(i, 0.0) >= WEAK), best_id)
             if pinned != best_id:
                 upgrade = "AMBIGUOUS"  # not the clear semantic winner: let the user choose
+    elif order and sims.get(order[0], 0.0) < WEAK and not _worded(by_words, order[0]):
+        # a memory that shares no word with the query and is not close in meaning is no
+        # answer, however the scaled scores fall: the first that is one leads
+        pinned = next((i for i in order if sims.get(i, 0.0) >= WEAK or _worded(by_words, i)),
+                      None)
     if pinned is not None:
         lead = lead or [pinned]
         first = set(lead)
@@ -219,6 +225,12 @@ def lexical_coverage(hits: list[Hit], terms: list[str], idf: dict[str, float],
     weights = {t: idf.get(t, unseen) for t in q}
     total = sum(weights.values()) or 1.0
     return sum(weights[t] for t in set(hits[0].matched) if t in weights) / total
+
+
+def _worded(lexical: dict[str, Hit], leaf_id: str) -> bool:
+    """Whether the lexical side found ``leaf_id`` by a word of the query."""
+    h = lexical.get(leaf_id)
+    return h is not None and bool(h.matched)
 
 
 def _reserve(order: list[str], must: list[str], k: int) -> list[str]:

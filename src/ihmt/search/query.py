@@ -126,7 +126,8 @@ class Searcher:
                                  find=None if asks_about_event(base)
                                  or len(set(words)) > FOLLOW_MAX_WORDS else later,
                                  successor=lambda i: self.timeline.outdated_by(i)
-                                 or self.timeline.changed_by(i))
+                                 or self.timeline.changed_by(i),
+                                 now=not asks_about_past(base))
             if lead_id is not None and hits and hits[0].id != lead_id:
                 # a later change moved above the version group's newest: the group does not
                 # decide this answer, the ordinary confidence does, and its flags go
@@ -159,9 +160,14 @@ class Searcher:
         if close and flt is not None:
             close = scoped.in_view(close, view, {h.id for h in hits}, self._scope_of)
         if close and value is None:
+            # the newest of versions a change linked, or one that may have changed the
+            # answer, leads whatever the model prefers: meaning cannot tell now from then
+            lead = result.hits[0] if result.hits else None
+            settled = lead is not None and (lead.unsettled
+                                            or version_head(lead, result.hits[:top_k]))
             blend(result, hits, *close, hit_for,
-                  lambda new: annotate(new, self.timeline, self.excerpt), top_k, current,
-                  lexical_coverage(hits, words, d.idf, d.n_leaves))
+                  lambda new: annotate(new, self.timeline, self.excerpt), top_k,
+                  current or settled, lexical_coverage(hits, words, d.idf, d.n_leaves))
             result.hits = scoped.in_scope_first(result.hits)
         elif close:  # answered from a version group: its order stands, plus the model's best
             keep_semantic_first(result, close[0], hit_for,

@@ -51,6 +51,7 @@ from .topic_words import (
     mere_mention,
     others_role,
     speaks_of_going,
+    theirs,
 )
 
 LEAD_AGREES = 0.9  # confidence when the timeline's current value is the leading memory's
@@ -92,14 +93,15 @@ def _in_context(h: Hit, attribute: str) -> bool:
 
 def states_something(text: str, stated: bool = False) -> bool:
     """False for a memory that rejects, plans or only imagines what it mentions, tells of
-    something seen or read about (an ad, an article), of helping someone else, of somebody
+    something seen or read about (an ad, an article), of helping someone else, of another
+    team's or project's practice ("en el proyecto del cliente usan yarn"), of somebody
     close's state, of news about a product, or denies without a change
     (:func:`ihmt.search.topic_words.mere_mention`). A memory a rule extracted a fact from
     (``stated``) is judged by the rule clause by clause ("I moved to Lyon; if the job works
     out we stay" states Lyon), so the conditions and denials elsewhere in it do not count."""
     folded = fold(text)
     return not (REJECT.search(folded) or MEDIA.search(folded) or OTHERS.search(folded)
-                or (not stated and mere_mention(folded)))
+                or theirs(folded) or (not stated and mere_mention(folded)))
 
 
 def version_group(candidates: list[Hit], fact_sources: list[str],

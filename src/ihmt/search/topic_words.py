@@ -117,6 +117,14 @@ OTHERS = re.compile(
     r"(?:a\s+|an\s+|my\s+|our\s+|a\s+un\s+|a\s+una\s+|a\s+mi\s+|un\s+|una\s+|mi\s+)?"
     r"(?:\w+\s+)?(?:colleague|coworker|co-worker|friend|teammate|neighbou?r|sister|brother|"
     r"cousin|compa\w+|amig[oa]s?|vecin[oa]s?|herman[oa]s?|prim[oa]s?)\b")
+# Somebody else's practice, said in the third person: "the data team switched their deploys
+# to Spinnaker", "en el proyecto del cliente usan yarn" (not ours, unless the memory also
+# says "we", "our", "I": :func:`theirs`).
+THEIRS = re.compile(
+    r"\b(?:they|their|theirs|usan|utilizan|emplean|tienen|prefieren"
+    r"|(?:the|el|la|otro|otra|another|other)\s+(?:\w+\s+)?(?:team|equipo|client|cliente"
+    r"|project|proyecto)s?\s+(?:del?\s+\w+\s+)?(?:uses?|usa|switched|moved|runs?|corren?)"
+    r"|en\s+el\s+proyecto\s+del?\s+(?:cliente|otro|otra)|in\s+the\s+client'?s?\s+project)\b")
 # The topic word is about the past: "my old colleagues", "antiguos compañeros".
 FORMER = re.compile(r"\b(?:old|former|ex|previous|antiguo|antigua|antiguos|antiguas|viejo|"
                      r"vieja|anterior)\b")
@@ -287,6 +295,12 @@ _I = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us|yo|m
 _I_VERB_FIRST = re.compile(
     r"^\W*(?:left|quit|joined|moved|started|starting|switched|said|signed|accepted|"
     r"handed|resigned|relocated|finished|dejé|deje|empecé|empece|entré|entre|fiché|fiche)\b")
+
+
+def theirs(folded: str) -> bool:
+    """Whether a folded memory tells of somebody else's practice and not of the user's:
+    :data:`THEIRS`, with no word of "I", "we" or "our"."""
+    return bool(THEIRS.search(folded)) and not _I.search(folded)
 
 
 def about_me(text: str) -> bool:

@@ -63,6 +63,10 @@ _HYPOTHETICAL = frozenset(
 RIVAL = 0.6  # share of the best version's score above which the current one is a rival
 _FUTURE = frozenset("next tomorrow soon later eventually proximo proxima manana pronto".split())
 # A first word that is capitalised only because it starts the sentence, never a name.
+# Words that open a sentence and say how it is meant, not what it is about ("Actually
+# Maria's birthday is June 17": the subject is Maria).
+_DISCOURSE = frozenset("""actually correction update fyi btw note ok okay so also well anyway
+    indeed turns realmente correccion actualizacion ojo bueno pues vale""".split())
 _COMMON_START = frozenset(
     """config local update correction note reminder heads today yesterday tomorrow also then
     so now here there after before during since until when while where who what which why
@@ -317,7 +321,7 @@ def _is_name(token: str, initial: bool) -> bool:
 def _subject_key(raw: str, initial: bool) -> str | None:
     """The normalised key of an entity phrase, or None when it does not name one."""
     tokens = raw.split()
-    while tokens and fold(tokens[0]) in _ARTICLES:
+    while tokens and fold(tokens[0]).rstrip(":,") in _ARTICLES | _DISCOURSE:
         tokens = tokens[1:]
         initial = False
     if not tokens or len(tokens) > 6:

@@ -61,7 +61,10 @@ _HUMP = lazy(r"(?<=[a-z0-9])(?=[A-Z])")
 _PUBLIC_NAME = lazy(r"(?i)public|publishable")
 # A key that is one part of a colon-separated name (`arn:aws:secretsmanager:...:secret:x`,
 # `urn:...:token:...`): the resource's name, not a value given to it.
-_NAME_PATH = lazy(r"(?i)(?:^|[\s\"'`(=])(?:arn|urn):[^\s\"'`]*$")
+NAME_PATH = lazy(r"(?i)(?:^|[\s\"'`(=])(?:arn|urn):[^\s\"'`]*$")
+# `checksum/secret: <sha256>`: a key qualified by a prefix that says its value is a hash
+# (Helm's pod annotations that roll a deployment when a Secret changes).
+HASH_PREFIX = lazy(r"(?i)(?:checksum|hash|digest|sha\d*)/$")
 # `define('DB_PASSWORD', '...')`, `os.environ.setdefault("API_TOKEN", "...")`: a call whose
 # first argument names the secret and whose second is its literal value.
 _CALL_TAIL = lazy(r"([\"'])[ \t]*,[ \t]*([\"'])([^\"'\n\r]{1,4096})\2[ \t]*[),]")
@@ -127,8 +130,10 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
     sigil = text[start - 1] if start > 0 else ""
     if sigil and sigil in "{%":
         return None  # ${DB_PASSWORD:?unset}, %DB_PASSWORD%: a reference, not a value
-    if sigil == ":" and _NAME_PATH.search(text, max(0, start - 200), start):
+    if sigil == ":" and NAME_PATH.search(text, max(0, start - 200), start):
         return None  # arn:aws:secretsmanager:eu-west-1:...:secret:prod/db
+    if sigil == "/" and HASH_PREFIX.search(text, max(0, start - 10), start):
+        return None  # checksum/secret: a digest of the Secret, not the Secret
     m = _ASSIGN_TAIL.match(text, kw_end)
     if m is None:
         if sigil in ("'", '"'):
@@ -189,7 +194,8 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
                     return None  # a variable, a type annotation, a sentence
         if value.isdigit() and len(value) < 6:
             return None
-        if _PATH.fullmatch(value):
+        if _PATH.fullmatch(value) or _ABSOLUTE_PATH.fullmatch(value) and not random_looking(
+                value):
             return None  # `--from-file=password=./db.pass`: where the secret is, not it
         if value.startswith("!") and _YAML_TAG.fullmatch(value):
             return None  # `password: !vault |`: a YAML tag, its value below
@@ -234,6 +240,8 @@ def _call_argument(text: str, key: str, key_start: int, kw_end: int) -> Found | 
 
 
 _PATH = lazy(r"(?:\.{1,2}|~)/[\w.\-/]*")
+# `LoadCredential=db-password:/etc/credstore/db-password`: a file of two folders or more.
+_ABSOLUTE_PATH = lazy(r"/[A-Za-z_][\w.\-]*(?:/[\w.\-]+)+")
 _YAML_TAG = lazy(r"!{1,2}[A-Za-z_][\w.\-/:]*")
 
 

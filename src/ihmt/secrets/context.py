@@ -342,6 +342,8 @@ _NETRC = lazy(r"machine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(\S+)|"
                     r"login\s+\S+\s+password\s+(\S+)")
 _PGPASS = lazy(r"(?m):(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:(\S{4,})[ \t]*$")
 _PGPASS_HOST = lazy(r"(?:^|\s)[A-Za-z0-9.\-*_\[\]]+$")
+# Bytes in hex joined by colons: a certificate's serial, a fingerprint, a MAC address.
+_HEX_BYTES = lazy(r"[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2})+:?")
 _XML_VALUE = lazy(r"value=\"([^\"]{4,300})\"")
 _XML_KEY = lazy(r"(?:key|name)=\"[^\"]{0,60}(?:password|passwd|pwd|secret|token|apikey"
                       r"|api_key|connectionstring)[^\"]{0,30}\"\s+$")
@@ -358,6 +360,9 @@ def files(text: str, low: str) -> Iterator[Found]:
             if not _PGPASS_HOST.search(text, max(0, m.start() - 80), m.start()):
                 continue
             value = m.group(1)
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            if _HEX_BYTES.fullmatch(text[line_start: m.end()].strip()):
+                continue
             if looks_like_password(value) or (len(value) >= 8 and mixed(value)):
                 yield "password", m.start(1), m.end(1), "pgpass " + preview(value)
     if 'value="' in low:

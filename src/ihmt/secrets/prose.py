@@ -14,7 +14,7 @@ import string
 from collections.abc import Iterator
 
 from ..lazy_re import lazy
-from .assign import IDENT_CHAIN, reference
+from .assign import HASH_PREFIX, IDENT_CHAIN, NAME_PATH, reference
 from .values import (
     app_password,
     entropy,
@@ -280,6 +280,10 @@ def named_values(text: str, low: str) -> Iterator[Found]:
             continue
         if re.search(r"(?:public|publishable|site|pk)[ _-]?$", low[max(0, start - 13): start]):
             continue  # public by design
+        if low[start - 1: start] == ":" and NAME_PATH.search(text, max(0, start - 200), start):
+            continue  # arn:aws:secretsmanager:...:secret:<name>: the secret's name
+        if HASH_PREFIX.search(low, max(0, start - 10), start):
+            continue  # checksum/secret: <sha256>
         j = _NOUN_JOIN.match(low, end)
         if j is None:
             continue

@@ -110,6 +110,17 @@ def _random(v: str) -> bool:
     return mixed(v) and _digits(2)(v)
 
 
+def private_jwt(v: str) -> bool:
+    """Any JWT but one whose claims give it the ``anon`` role: Supabase's anon key, which a
+    web page ships to every browser (its ``service_role`` twin is a secret)."""
+    raw = b64_decoded(v.split(".")[1])
+    return raw is None or _ANON_ROLE.search(raw) is None
+
+
+_ANON_ROLE = re.compile(rb'"role"\s*:\s*"anon"')
+JWT = _c(r"eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}" + _END)
+
+
 def _encoded_private_key(v: str) -> bool:
     """Base64 of a PEM block whose first line says PRIVATE KEY (a kubeconfig's
     ``client-key-data``, a key passed in an environment variable); certificates and
@@ -267,8 +278,7 @@ SHAPES: tuple[Shape, ...] = (
           lead=_c(r"(?<![0-9])[0-9]{8,10}$")),
     Shape("azure_client_secret", _c(r"[0-9]Q~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~.\-])"),
           _none, back=3, needles=("Q~",)),
-    Shape("jwt", _c(r"eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}" + _END),
-          _lit(3)),
+    Shape("jwt", JWT, _lit(3), check=private_jwt),
     *MORE_SHAPES,
 )
 
@@ -301,5 +311,10 @@ PUBLIC_BLOCK = lazy(
 # ``data:image/png;base64,...`` and wrapped base64 (3+ lines of 60+ characters): encoded
 # files (images, fixtures), not credentials, which are one line or sit in a PEM block.
 DATA_URI = lazy(r"data:[\w.+\-]+/[\w.+\-]+(?:;[\w=\-]+)*;base64,[A-Za-z0-9+/=\s]+")
+# Ciphertext made to be committed: a sops value (`ENC[AES256_GCM,data:...,type:str]`) and
+# the `encryptedData` of a Bitnami SealedSecret; only the cluster's key opens them.
+SOPS_VALUE = lazy(r"ENC\[[A-Z0-9_]+,data:[^\]\n]*\]")
+SEALED_SECRET = lazy(r"(?m)^kind:[ \t]*SealedSecret\b")
+SEALED_DATA = lazy(r"(?m)^([ \t]*)encryptedData:[ \t]*\r?\n(?:\1[ \t]+[^\n]*(?:\n|$))+")
 WRAPPED_B64 = lazy(r"(?m)(?:^[ \t]*[A-Za-z0-9+/]{60,}={0,2}[ \t]*\r?\n){2,}"
                          r"[ \t]*[A-Za-z0-9+/]{4,}={0,2}[ \t]*$")

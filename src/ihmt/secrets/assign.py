@@ -70,6 +70,9 @@ HASH_PREFIX = lazy(r"(?i)(?:checksum|hash|digest|sha\d*)/$")
 _CALL_TAIL = lazy(r"([\"'])[ \t]*,[ \t]*([\"'])([^\"'\n\r]{1,4096})\2[ \t]*[),]")
 _CALL_OPEN = lazy(r"\([ \t]*$")
 _HEX_VALUE = lazy(r"[0-9a-fA-F]+")
+# Keys named for a service's integration that hold its secret without saying so:
+# PagerDuty's `routing_key` and `integration_key`.
+_SERVICE_KEY_NAME = lazy(r"(?i)(?:^|[_.\-])(?:routing|integration)[_\-]?key$")
 
 
 def secret_key_name(key: str) -> bool:
@@ -125,7 +128,8 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
     while start > 0 and text[start - 1] in _KEY_CHARS and kw_end - start < 80:
         start -= 1
     key = text[start:kw_end].lstrip(".-_")
-    if not secret_key_name(key):
+    weak = not secret_key_name(key)
+    if weak and not _SERVICE_KEY_NAME.search(key):
         return None
     sigil = text[start - 1] if start > 0 else ""
     if sigil and sigil in "{%":
@@ -163,6 +167,14 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
         value, start, end = m.group(4), m.start(4), m.end(4)
         if text[kw_end - len(key) - 1: kw_end - len(key)] in ("?", "&"):
             value = value.split("&", 1)[0]  # a URL query: `&` starts the next parameter
+        elif sep == "=" and _line_lead(text, kw_end - len(key)) in ("", "export"):
+            if password:
+                grouped = _APP_GROUPS.match(text, start)
+                if grouped is not None and app_password(grouped.group(1)):
+                    return kind, start, grouped.end(1), key + "=" + preview(grouped.group(1))
+            whole = _TO_SPACE.match(text, start)
+            if whole.end() > end and random_looking(whole.group(0)):
+                value = whole.group(0)  # `KEY=a!b(c)d=e` in a dotenv file: to the line's end
         if value.endswith(":") and text[start + len(value): start + len(value) + 1] == "`":
             return None  # a reST role in a docstring: "pass :data:`CLIENT`"
         value = _trim_end(text, value, start, kw_end - len(key))
@@ -210,6 +222,9 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
         return None  # token = "return" in a lexer, secret = "session" in a config
     if not password and len(value) < 16 and _HEX_VALUE.fullmatch(value):
         return None  # `?token=6d3f77d3`: a short hex is a cache buster or an id, not a key
+    if weak and not (random_looking(value) or len(value) >= 32 and mixed(value)
+                     and _HEX_VALUE.fullmatch(value)):
+        return None  # a routing key may be a name (`orders.created`): only a random one
     shown = key + sep.strip()[:1]
     return kind, start, end, shown + preview(value)
 
@@ -240,6 +255,18 @@ def _call_argument(text: str, key: str, key_start: int, kw_end: int) -> Found | 
 
 
 _PATH = lazy(r"(?:\.{1,2}|~)/[\w.\-/]*")
+_TO_SPACE = lazy(r"\S*")
+# A Google app password written bare, as its page shows it, alone on a dotenv line.
+_APP_GROUPS = lazy(r"([a-z]{4}(?: [a-z]{4}){3})[ \t]*(?:\r?\n|$)")
+
+
+def _line_lead(text: str, key_start: int) -> str:
+    """What stands before a key on its line (bounded: a long line is not a config line)."""
+    lo = max(0, key_start - 40)
+    nl = text.rfind("\n", lo, key_start)
+    if nl < 0 and lo > 0:
+        return "…"
+    return text[nl + 1: key_start].strip()
 # `LoadCredential=db-password:/etc/credstore/db-password`: a file of two folders or more.
 _ABSOLUTE_PATH = lazy(r"/[A-Za-z_][\w.\-]*(?:/[\w.\-]+)+")
 _YAML_TAG = lazy(r"!{1,2}[A-Za-z_][\w.\-/:]*")

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 
 from ..lazy_re import lazy
+from . import forms
 from .assign import assignments, secret_key_name, xml_elements
 from .prose import named_values, pairs, prose, seed_phrases, use_as
 from .values import (
@@ -76,7 +77,8 @@ def connection_strings(text: str, low: str) -> Iterator[Found]:
 
 _SIGNED = lazy(
     r"(?:[?&;](?:sig|signature|x-amz-signature|x-goog-signature|x-amz-security-token|"
-    r"access_token|private_token|client_secret|api_key|apikey|token|key|secret)=|"
+    r"access_token|private_token|client_secret|api_key|apikey|api-key|appid|app_key|appkey|"
+    r"token|key|secret)=|"
     r"(?:accountkey|sharedaccesskey|sharedaccesssignature)=)"
     r"([a-z0-9%+/=_\-.~]{16,})")
 
@@ -137,8 +139,19 @@ _CURL_COOKIE = lazy(r"[ \t]-b[ \t]+[\"']?")
 _SESSION_NAME = lazy(r"sess|sid|auth|token|jwt|remember|login|identity|credential")
 
 
+# The session cookies of the common web frameworks, recognised by name alone (pasted from
+# a browser's devtools without the `Cookie:` header around them).
+_SESSION_COOKIE = lazy(r"(?:phpsessid|jsessionid|asp\.net_sessionid|connect\.sid|"
+                       r"laravel_session|_session_id|sessionid|ci_session)=")
+
+
 def cookies(text: str, low: str) -> Iterator[Found]:
     """The values of session and authentication cookies in a cookie header or flag."""
+    if "sess" in low or "connect.sid" in low:
+        for n in _SESSION_COOKIE.finditer(low):
+            if starts_word(low, n.start()):
+                end = low.find("\n", n.start())
+                yield from _session_pairs(text, n.start(), len(text) if end < 0 else end)
     if " -b" in low and "curl" in low:  # curl's `-b 'name=value'` is `--cookie`
         for b in _CURL_COOKIE.finditer(low):
             if "curl" not in low[max(0, b.start() - 200): b.start()].rsplit("\n", 1)[-1]:
@@ -391,4 +404,4 @@ def _netrc(text: str, low: str) -> Iterator[Found]:
 
 RULES = (aws_secrets, connection_strings, signed_urls, headers, cookies, docker_auth,
          command_lines, files, assignments, xml_elements, prose, use_as, pairs, named_values,
-         seed_phrases)
+         seed_phrases, *forms.RULES)

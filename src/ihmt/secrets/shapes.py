@@ -149,6 +149,16 @@ MORE_SHAPES: tuple[Shape, ...] = (
     Shape("netlify_token", _c(r"nfp_[A-Za-z0-9]{36}" + _END_ALNUM), _lit(4), check=_random),
     Shape("render_token", _c(r"rnd_[A-Za-z0-9]{32}" + _END_ALNUM), _lit(4), check=_random),
     Shape("fly_token", _c(r"fo1_[A-Za-z0-9_\-]{43}" + _END), _lit(4)),
+    # Fly.io's macaroon tokens: `FlyV1 ` then one or more comma-joined `fm1_`/`fm2_` parts.
+    Shape("fly_token", _c(r"FlyV1 fm\d_[A-Za-z0-9+/=_\-]{40,}(?:,fm\d_[A-Za-z0-9+/=_\-]{40,})*"),
+          _lit(10), needles=("FlyV1 fm",), scan=True),
+    # LaunchDarkly's server-side SDK keys (the client-side id is public, the `sdk-` key not).
+    Shape("launchdarkly_key", _c(r"sdk-[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}" + _END_ALNUM),
+          _lit(4)),
+    # Mercado Pago access tokens: `APP_USR-` (production) or `TEST-`, the application's
+    # number, a date, 32 hex characters, the user's number.
+    Shape("mercadopago_token", _c(r"(?:APP_USR|TEST)-\d{10,20}-\d{6}-[a-f0-9]{32}-\d{6,12}"
+                                  + _END_ALNUM), _upto("-"), needles=("APP_USR-", "TEST-")),
     Shape("docker_token", _c(r"dckr_(?:pat|oat)_[A-Za-z0-9_\-]{27,}" + _END), _lit(9)),
     Shape("jfrog_token", _c(r"AKCp[A-Za-z0-9]{60,}" + _END_ALNUM), _lit(4), check=_random),
     Shape("jfrog_token", _c(r"cmVmdGtuOjAxOj[A-Za-z0-9]{40,}" + _END_ALNUM), _lit(8)),

@@ -165,6 +165,7 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
             return None  # {"password": "string?"}: a schema
     else:
         value, start, end = m.group(4), m.start(4), m.end(4)
+        whole_line = False
         if text[kw_end - len(key) - 1: kw_end - len(key)] in ("?", "&"):
             value = value.split("&", 1)[0]  # a URL query: `&` starts the next parameter
         elif sep == "=" and _line_lead(text, kw_end - len(key)) in ("", "export"):
@@ -174,7 +175,7 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
                     return kind, start, grouped.end(1), key + "=" + preview(grouped.group(1))
             whole = _TO_SPACE.match(text, start)
             if whole.end() > end and random_looking(whole.group(0)):
-                value = whole.group(0)  # `KEY=a!b(c)d=e` in a dotenv file: to the line's end
+                value, whole_line = whole.group(0), True  # `KEY=a!b(c)d=e` in a dotenv file: to the line's end
         if value.endswith(":") and text[start + len(value): start + len(value) + 1] == "`":
             return None  # a reST role in a docstring: "pass :data:`CLIENT`"
         value = _trim_end(text, value, start, kw_end - len(key))
@@ -182,8 +183,8 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
         bare = value.rstrip("?")  # "string?" in a schema
         if not bare or is_placeholder(bare) or bare.lower() in _TYPE_WORDS:
             return None
-        if _TEMPLATE.search(value) or variable_reference(value) or re.search(
-                r"[\[\]{}<>]", value):
+        if variable_reference(value) or not whole_line and (
+                _TEMPLATE.search(value) or re.search(r"[\[\]{}<>]", value)):
             return None  # a call, an index, a template, an env reference
         key_start = kw_end - len(key)
         q = text[key_start - 1: key_start] if key_start > 0 else ""

@@ -96,7 +96,7 @@ def id_in_url_query(before: str) -> bool:
     secret's: ``?list=<id>``, ``?v=<id>``, ``&ref=<id>``. Tokens in the query are judged by
     their parameter (``?sig=``, ``?access_token=`` are caught by their own rule)."""
     word = re.split(r"[\s\"'<>()\[\]]", before)[-1]
-    if "://" not in word and not (len(word) == len(before) and "?" in word):
+    if "://" not in word and not (len(word) == len(before) and ("?" in word or "&" in word)):
         return False  # not in a URL (or in one longer than the window, cut before its `?`)
     param = _QUERY_PARAM.search(word)
     return param is not None and (not _SECRET_PARAM.search(param.group(1))

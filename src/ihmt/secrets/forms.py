@@ -92,13 +92,16 @@ def echoed(text: str, low: str) -> Iterator[Found]:
 # ---------------------------------------------------------------------- Wi-Fi QR
 # `WIFI:T:WPA;S:<ssid>;P:<password>;;`, the payload of the QR codes phones scan to join a
 # network; `\;` escapes a semicolon inside a field.
-_WIFI_QR = lazy(r"WIFI:(?:[^\n]*?;)?P:((?:\\.|[^;\\\n]){1,128});")
+_WIFI_FIELD = lazy(r"[:;]P:((?:\\.|[^;\\\n]){1,128});")
 
 
 def wifi_qr(text: str, low: str) -> Iterator[Found]:
     if "WIFI:" not in text:
         return
-    for m in _WIFI_QR.finditer(text):
+    for m in _WIFI_FIELD.finditer(text):
+        head = text.rfind("WIFI:", max(0, m.start() - 200), m.start() + 1)
+        if head < 0 or "\n" in text[head: m.start()]:
+            continue
         value = m.group(1)
         if not is_placeholder(value) and len(value) >= 8:
             yield "password", m.start(1), m.end(1), "WIFI:…P:" + preview(value)
@@ -106,10 +109,11 @@ def wifi_qr(text: str, low: str) -> Iterator[Found]:
 
 # ---------------------------------------------------------------------- DSNs
 # Go's MySQL driver: `user:password@tcp(host:port)/db`, `@unix(/path)`.
-_GO_DSN = lazy(r"[A-Za-z0-9_.\-]{1,64}:([^\s\"'`@]{1,200})@(?:tcp6?|udp|unix)\(")
+_GO_DSN = lazy(r"[A-Za-z0-9_.\-]{1,64}:([^\s\"'`]{1,200})@(?:tcp6?|udp|unix)\(")
 # Oracle's `user/password@connect_identifier` after the tools and commands that take one.
 _ORACLE = lazy(r"\b(?:sqlplus|rman|expdp|impdp|sqlldr|dgmgrl|exp|imp|conn|connect)"
-               r"(?:[ \t]+-\w+)*[ \t]+[\"']?[A-Za-z0-9_$#]{1,30}/([^\s@\"'/]{1,128})@")
+               r"(?:[ \t]+(?:-\w+|target|auxiliary|catalog))*[ \t]+[\"']?[A-Za-z0-9_$#]{1,30}/"
+               r"([^\s\"'/]{1,128})@")
 
 
 def dsns(text: str, low: str) -> Iterator[Found]:

@@ -259,8 +259,9 @@ _USE_BEFORE = lazy(r"\b(?:use|using|usa|usar|usé|usamos|pon|puse|try(?: with)?|
 # "try X? that's the new root pw", "usa X, es la contraseña nueva": the value, then a
 # sentence that says what it was.
 _IS_THE_PASSWORD = lazy(
-    r"[?.!,;]?\s+(?:that'?s|that’s|that is|it'?s|it’s|which is|es|esa es|esta es)\s+"
-    r"(?:the|my|our|la|el|mi|nuestra)\s+(?:(?:new|nueva|nuevo)\s+)?(?:[a-z]{2,12}\s+)?"
+    r"[?.!,;]?(?:\s+[\-–—])?\s+(?:that'?s|that’s|that is|it'?s|it’s|which is|es|esa es|"
+    r"esta es)\s+(?:the|my|our|la|el|mi|nuestra)\s+(?:(?:new|nueva|nuevo)\s+)?"
+    r"(?:[a-z]{2,12}\s+){0,2}"
     r"(pass(?:word|phrase|code)?|pw|pwd|contraseña|clave)\b")
 _PASSPHRASE = lazy(r"[a-zà-ÿ]+(?:[-_.][a-zà-ÿ0-9]+){2,}", re.IGNORECASE)
 

@@ -323,7 +323,7 @@ PUBLIC_BLOCK = lazy(
 DATA_URI = lazy(r"data:[\w.+\-]+/[\w.+\-]+(?:;[\w=\-]+)*;base64,[A-Za-z0-9+/=\s]+")
 # Ciphertext made to be committed: a sops value (`ENC[AES256_GCM,data:...,type:str]`) and
 # the `encryptedData` of a Bitnami SealedSecret; only the cluster's key opens them.
-SOPS_VALUE = lazy(r"ENC\[[A-Z0-9_]+,data:[^\]\n]*\]")
+SOPS_VALUE = lazy(r"ENC\[[A-Z0-9_]+,data:[^\[\]\n]*\]")
 SEALED_SECRET = lazy(r"(?m)^kind:[ \t]*SealedSecret\b")
 SEALED_DATA = lazy(r"(?m)^([ \t]*)encryptedData:[ \t]*\r?\n(?:\1[ \t]+[^\n]*(?:\n|$))+")
 WRAPPED_B64 = lazy(r"(?m)(?:^[ \t]*[A-Za-z0-9+/]{60,}={0,2}[ \t]*\r?\n){2,}"

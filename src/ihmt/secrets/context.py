@@ -148,7 +148,8 @@ _SESSION_COOKIE = lazy(r"(?:phpsessid|jsessionid|asp\.net_sessionid|connect\.sid
 def cookies(text: str, low: str) -> Iterator[Found]:
     """The values of session and authentication cookies in a cookie header or flag."""
     if "sess" in low or "connect.sid" in low:
-        for n in _SESSION_COOKIE.finditer(low):
+        for n in forms.in_lines(_SESSION_COOKIE, low, (
+                "sessid", "sessionid", "connect.sid", "_session")):
             if starts_word(low, n.start()):
                 end = low.find("\n", n.start())
                 yield from _session_pairs(text, n.start(), len(text) if end < 0 else end)
@@ -355,8 +356,9 @@ _NETRC = lazy(r"machine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(\S+)|"
                     r"login\s+\S+\s+password\s+(\S+)")
 _PGPASS = lazy(r"(?m):(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:(\S{4,})[ \t]*$")
 _PGPASS_HOST = lazy(r"(?:^|\s)[A-Za-z0-9.\-*_\[\]]+$")
-# Bytes in hex joined by colons: a certificate's serial, a fingerprint, a MAC address.
-_HEX_BYTES = lazy(r"[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2})+:?")
+# Hex fields joined by colons: a certificate's serial, a fingerprint, a MAC address, a
+# request id (`E2F8:25206:8B5C68D:...`); a pgpass line has words for its user and database.
+_HEX_FIELDS = lazy(r"[0-9A-Fa-f]+(?::[0-9A-Fa-f]+)+:?")
 _XML_VALUE = lazy(r"value=\"([^\"]{4,300})\"")
 _XML_KEY = lazy(r"(?:key|name)=\"[^\"]{0,60}(?:password|passwd|pwd|secret|token|apikey"
                       r"|api_key|connectionstring)[^\"]{0,30}\"\s+$")
@@ -373,8 +375,9 @@ def files(text: str, low: str) -> Iterator[Found]:
             if not _PGPASS_HOST.search(text, max(0, m.start() - 80), m.start()):
                 continue
             value = m.group(1)
-            line_start = text.rfind("\n", 0, m.start()) + 1
-            if _HEX_BYTES.fullmatch(text[line_start: m.end()].strip()):
+            lo = max(0, m.start() - 120)
+            word_start = max(lo - 1, *(text.rfind(c, lo, m.start()) for c in " \t\n")) + 1
+            if _HEX_FIELDS.fullmatch(text[word_start: m.end()]):
                 continue
             if looks_like_password(value) or (len(value) >= 8 and mixed(value)):
                 yield "password", m.start(1), m.end(1), "pgpass " + preview(value)

@@ -9,6 +9,7 @@ Each rule yields ``(kind, start, end, preview)`` for the value only, as those of
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from ..lazy_re import lazy
@@ -24,6 +25,22 @@ from .values import (
 )
 
 Found = tuple[str, int, int, str]
+
+
+def lines_with(low: str, needles: tuple[str, ...]) -> list[tuple[int, int]]:
+    """The spans of the lines that hold one of ``needles``, in order: these rules' regexes
+    start with no literal, so they run over those lines only (``str.find`` is far cheaper
+    than a regex trying every position of a long text)."""
+    spans = set()
+    for needle in needles:
+        i = low.find(needle)
+        while i >= 0:
+            s = low.rfind("\n", 0, i) + 1
+            e = low.find("\n", i)
+            e = len(low) if e < 0 else e
+            spans.add((s, e))
+            i = low.find(needle, e)
+    return sorted(spans)
 
 
 
@@ -57,9 +74,7 @@ _LOGIN_CALL = lazy(
 
 
 def login_calls(text: str, low: str) -> Iterator[Found]:
-    if "(" not in text:
-        return
-    for m in _LOGIN_CALL.finditer(low):
+    for m in in_lines(_LOGIN_CALL, low, ("credential", "login", "auth")):
         value, s = text[m.start(3): m.end(3)], m.start(3)
         if _password_literal(value, m.group(2)):
             yield "password", s, m.end(3), "login(…, " + preview(value) + ")"
@@ -76,9 +91,7 @@ _SECRET_FILE = lazy(r"^[ \t]*[^\s|;&]*(?:pass|pwd|secret|token|cred|\.key\b)")
 
 
 def echoed(text: str, low: str) -> Iterator[Found]:
-    if "echo" not in low and "printf" not in low:
-        return
-    for m in _ECHO.finditer(low):
+    for m in in_lines(_ECHO, low, ("echo", "printf")):
         rest = m.group(4)
         target = (_READS_PASSWORD.search(rest) if m.group(3) == "|"
                   else _SECRET_FILE.search(rest))
@@ -98,7 +111,7 @@ _WIFI_FIELD = lazy(r"[:;]P:((?:\\.|[^;\\\n]){1,128});")
 def wifi_qr(text: str, low: str) -> Iterator[Found]:
     if "WIFI:" not in text:
         return
-    for m in _WIFI_FIELD.finditer(text):
+    for m in in_lines(_WIFI_FIELD, text, ("WIFI:",)):
         head = text.rfind("WIFI:", max(0, m.start() - 200), m.start() + 1)
         if head < 0 or "\n" in text[head: m.start()]:
             continue
@@ -118,12 +131,12 @@ _ORACLE = lazy(r"\b(?:sqlplus|rman|expdp|impdp|sqlldr|dgmgrl|exp|imp|conn|connec
 
 def dsns(text: str, low: str) -> Iterator[Found]:
     if "@tcp" in low or "@unix(" in low or "@udp(" in low:
-        for m in _GO_DSN.finditer(text):
+        for m in in_lines(_GO_DSN, text, ("@tcp", "@unix(", "@udp("), low):
             value = m.group(1)
             if starts_word(text, m.start()) and not is_placeholder(value) and len(value) >= 4:
                 yield "connection_string", m.start(1), m.end(1), "…:" + preview(value) + "@"
     if "/" in text and "@" in text:
-        for m in _ORACLE.finditer(low):
+        for m in in_lines(_ORACLE, low, ("/",), low, must="@"):
             value = text[m.start(1): m.end(1)]
             if not is_placeholder(value) and not variable_reference(value) and len(value) >= 4:
                 yield "connection_string", m.start(1), m.end(1), "…/" + preview(value) + "@"
@@ -172,9 +185,7 @@ _ID_THEN_SECRET = lazy(r"([\"'])(?:A(?:KIA|SIA)[A-Z0-9]{16}|SK[0-9a-f]{32})\1[ \
 
 
 def paired_secrets(text: str, low: str) -> Iterator[Found]:
-    if "AKIA" not in text and "ASIA" not in text and "SK" not in text:
-        return
-    for m in _ID_THEN_SECRET.finditer(text):
+    for m in in_lines(_ID_THEN_SECRET, text, ("AKIA", "ASIA", "\"SK", "'SK")):
         value = m.group(3)
         if random_looking(value) and not is_placeholder(value):
             yield "credential", m.start(3), m.end(3), "…, " + preview(value)
@@ -187,12 +198,21 @@ _KEY_HEADERS = lazy(r"\b(x-honeycomb-team|x-sf-token|signalfx-access-token|x-pm-
 
 
 def key_headers(text: str, low: str) -> Iterator[Found]:
-    if "-team" not in low and "token" not in low and "api-key" not in low:
-        return
-    for m in _KEY_HEADERS.finditer(low):
+    for m in in_lines(_KEY_HEADERS, low, ("honeycomb", "sf-token", "signalfx", "pm-token",
+                                             "dd-api-key")):
         value = text[m.start(2): m.end(2)]
         if mixed(value) and not is_placeholder(value):
             yield "credential", m.start(2), m.end(2), f"{m.group(1)}: " + preview(value)
+
+
+def in_lines(rx: object, subject: str, needles: tuple[str, ...], low: str | None = None,
+              must: str = "") -> Iterator[re.Match[str]]:
+    """``rx``'s matches in ``subject`` on the lines (of ``low``) that hold a needle and,
+    when given, ``must`` too."""
+    low = subject if low is None else low
+    for s, e in lines_with(low, needles):
+        if not must or low.find(must, s, e) >= 0:
+            yield from rx.finditer(subject, s, e)  # type: ignore[attr-defined]
 
 
 RULES = (login_calls, echoed, wifi_qr, dsns, webhook_paths, keypair_bytes, paired_secrets,

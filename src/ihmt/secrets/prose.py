@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from ..lazy_re import lazy
 from .assign import HASH_PREFIX, IDENT_CHAIN, NAME_PATH, reference
+from .forms import lines_with
 from .values import (
     app_password,
     entropy,
@@ -255,11 +256,12 @@ _AS_PASSWORD = lazy(
     r" (?:as|como)\s+(?:(?:the|my|a|your|our|la|el|mi|tu|su)\s+)?(?:(?:new|nueva|nuevo)\s+)?"
     r"(pass(?:word|phrase|code)?|pw|pwd|pin|contraseña|clave)\b")
 _USE_BEFORE = lazy(r"\b(?:use|using|usa|usar|usé|usamos|pon|puse|try(?: with)?|"
-                  r"prueba(?: con)?|probá(?: con)?)\s+([\"'`“]?)([^\s\"'`”]{4,128}?)\1\s*$")
+                  r"prueba(?: con)?|probá(?: con)?)\s+([\"'`“]?)([^\s\"'`”]{4,128}?)\1"
+                  r"[?.!,;]?(?:\s+[\-–—])?\s*$")
 # "try X? that's the new root pw", "usa X, es la contraseña nueva": the value, then a
 # sentence that says what it was.
 _IS_THE_PASSWORD = lazy(
-    r"[?.!,;]?(?:\s+[\-–—])?\s+(?:that'?s|that’s|that is|it'?s|it’s|which is|es|esa es|"
+    r"\b(?:that'?s|that’s|that is|it'?s|it’s|which is|es|esa es|"
     r"esta es)\s+(?:the|my|our|la|el|mi|nuestra)\s+(?:(?:new|nueva|nuevo)\s+)?"
     r"(?:[a-z]{2,12}\s+){0,2}"
     r"(pass(?:word|phrase|code)?|pw|pwd|contraseña|clave)\b")
@@ -269,8 +271,9 @@ _PASSPHRASE = lazy(r"[a-zà-ÿ]+(?:[-_.][a-zà-ÿ0-9]+){2,}", re.IGNORECASE)
 def use_as(text: str, low: str) -> Iterator[Found]:
     """"use X as the passphrase", "usa X como contraseña": the value comes first."""
     tails = list(_AS_PASSWORD.finditer(low))
-    if "that" in low or "es " in low or "it" in low:
-        tails += _IS_THE_PASSWORD.finditer(low)
+    for s, e in lines_with(low, ("pw", "password", "passphrase", "passcode", "contraseña",
+                                 "clave")):
+        tails += _IS_THE_PASSWORD.finditer(low, s, e)
     for m in tails:
         u = _USE_BEFORE.search(low, max(0, m.start() - 150), m.start())
         if u is None:

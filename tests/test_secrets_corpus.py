@@ -58,3 +58,15 @@ def test_the_fifth_split_is_big_varied_and_well_marked() -> None:
     assert not any(c.spans for c in ordinary)
     assert not any(m in c.text for c in secrets + ordinary for m in "«»‹›")
     assert fifth_cases() == fifth_cases() and fifth_cases(1) != fifth_cases()
+
+
+def test_the_sixth_split_is_big_varied_and_well_marked() -> None:
+    from bench.secrets_sixth import sixth_cases
+
+    secrets, ordinary = sixth_cases()
+    assert len(secrets) >= 200 and len({c.kind for c in secrets}) >= 100
+    assert len(ordinary) >= 500 and len({c.kind for c in ordinary}) >= 15
+    assert all(c.spans and all(e > s for s, e in c.spans) for c in secrets)
+    assert not any(c.spans for c in ordinary)
+    assert not any(m in c.text for c in secrets + ordinary for m in "«»‹›")
+    assert sixth_cases() == sixth_cases() and sixth_cases(1) != sixth_cases()

@@ -61,12 +61,18 @@ _HUMP = lazy(r"(?<=[a-z0-9])(?=[A-Z])")
 _PUBLIC_NAME = lazy(r"(?i)public|publishable")
 # A key that is one part of a colon-separated name (`arn:aws:secretsmanager:...:secret:x`,
 # `urn:...:token:...`): the resource's name, not a value given to it.
-_NAME_PATH = lazy(r"(?i)(?:^|[\s\"'`(=])(?:arn|urn):[^\s\"'`]*$")
+NAME_PATH = lazy(r"(?i)(?:^|[\s\"'`(=])(?:arn|urn):[^\s\"'`]*$")
+# `checksum/secret: <sha256>`: a key qualified by a prefix that says its value is a hash
+# (Helm's pod annotations that roll a deployment when a Secret changes).
+HASH_PREFIX = lazy(r"(?i)(?:checksum|hash|digest|sha\d*)/$")
 # `define('DB_PASSWORD', '...')`, `os.environ.setdefault("API_TOKEN", "...")`: a call whose
 # first argument names the secret and whose second is its literal value.
 _CALL_TAIL = lazy(r"([\"'])[ \t]*,[ \t]*([\"'])([^\"'\n\r]{1,4096})\2[ \t]*[),]")
 _CALL_OPEN = lazy(r"\([ \t]*$")
 _HEX_VALUE = lazy(r"[0-9a-fA-F]+")
+# Keys named for a service's integration that hold its secret without saying so:
+# PagerDuty's `routing_key` and `integration_key`.
+_SERVICE_KEY_NAME = lazy(r"(?i)(?:^|[_.\-])(?:routing|integration)[_\-]?key$")
 
 
 def secret_key_name(key: str) -> bool:
@@ -122,13 +128,16 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
     while start > 0 and text[start - 1] in _KEY_CHARS and kw_end - start < 80:
         start -= 1
     key = text[start:kw_end].lstrip(".-_")
-    if not secret_key_name(key):
+    weak = not secret_key_name(key)
+    if weak and not _SERVICE_KEY_NAME.search(key):
         return None
     sigil = text[start - 1] if start > 0 else ""
     if sigil and sigil in "{%":
         return None  # ${DB_PASSWORD:?unset}, %DB_PASSWORD%: a reference, not a value
-    if sigil == ":" and _NAME_PATH.search(text, max(0, start - 200), start):
+    if sigil == ":" and NAME_PATH.search(text, max(0, start - 200), start):
         return None  # arn:aws:secretsmanager:eu-west-1:...:secret:prod/db
+    if sigil == "/" and HASH_PREFIX.search(text, max(0, start - 10), start):
+        return None  # checksum/secret: a digest of the Secret, not the Secret
     m = _ASSIGN_TAIL.match(text, kw_end)
     if m is None:
         if sigil in ("'", '"'):
@@ -156,8 +165,17 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
             return None  # {"password": "string?"}: a schema
     else:
         value, start, end = m.group(4), m.start(4), m.end(4)
+        whole_line = False
         if text[kw_end - len(key) - 1: kw_end - len(key)] in ("?", "&"):
             value = value.split("&", 1)[0]  # a URL query: `&` starts the next parameter
+        elif sep == "=" and _line_lead(text, kw_end - len(key)) in ("", "export"):
+            if password:
+                grouped = _APP_GROUPS.match(text, start)
+                if grouped is not None and app_password(grouped.group(1)):
+                    return kind, start, grouped.end(1), key + "=" + preview(grouped.group(1))
+            whole = _TO_SPACE.match(text, start)
+            if whole.end() > end and random_looking(whole.group(0)):
+                value, whole_line = whole.group(0), True  # `KEY=a!b(c)d=e` in a dotenv file: to the line's end
         if value.endswith(":") and text[start + len(value): start + len(value) + 1] == "`":
             return None  # a reST role in a docstring: "pass :data:`CLIENT`"
         value = _trim_end(text, value, start, kw_end - len(key))
@@ -165,8 +183,8 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
         bare = value.rstrip("?")  # "string?" in a schema
         if not bare or is_placeholder(bare) or bare.lower() in _TYPE_WORDS:
             return None
-        if _TEMPLATE.search(value) or variable_reference(value) or re.search(
-                r"[\[\]{}<>]", value):
+        if variable_reference(value) or not whole_line and (
+                _TEMPLATE.search(value) or re.search(r"[\[\]{}<>]", value)):
             return None  # a call, an index, a template, an env reference
         key_start = kw_end - len(key)
         q = text[key_start - 1: key_start] if key_start > 0 else ""
@@ -189,7 +207,8 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
                     return None  # a variable, a type annotation, a sentence
         if value.isdigit() and len(value) < 6:
             return None
-        if _PATH.fullmatch(value):
+        if _PATH.fullmatch(value) or _ABSOLUTE_PATH.fullmatch(value) and not random_looking(
+                value):
             return None  # `--from-file=password=./db.pass`: where the secret is, not it
         if value.startswith("!") and _YAML_TAG.fullmatch(value):
             return None  # `password: !vault |`: a YAML tag, its value below
@@ -204,6 +223,9 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
         return None  # token = "return" in a lexer, secret = "session" in a config
     if not password and len(value) < 16 and _HEX_VALUE.fullmatch(value):
         return None  # `?token=6d3f77d3`: a short hex is a cache buster or an id, not a key
+    if weak and not (random_looking(value) or len(value) >= 32 and mixed(value)
+                     and _HEX_VALUE.fullmatch(value)):
+        return None  # a routing key may be a name (`orders.created`): only a random one
     shown = key + sep.strip()[:1]
     return kind, start, end, shown + preview(value)
 
@@ -234,6 +256,20 @@ def _call_argument(text: str, key: str, key_start: int, kw_end: int) -> Found | 
 
 
 _PATH = lazy(r"(?:\.{1,2}|~)/[\w.\-/]*")
+_TO_SPACE = lazy(r"\S*")
+# A Google app password written bare, as its page shows it, alone on a dotenv line.
+_APP_GROUPS = lazy(r"([a-z]{4}(?: [a-z]{4}){3})[ \t]*(?:\r?\n|$)")
+
+
+def _line_lead(text: str, key_start: int) -> str:
+    """What stands before a key on its line (bounded: a long line is not a config line)."""
+    lo = max(0, key_start - 40)
+    nl = text.rfind("\n", lo, key_start)
+    if nl < 0 and lo > 0:
+        return "…"
+    return text[nl + 1: key_start].strip()
+# `LoadCredential=db-password:/etc/credstore/db-password`: a file of two folders or more.
+_ABSOLUTE_PATH = lazy(r"/[A-Za-z_][\w.\-]*(?:/[\w.\-]+)+")
 _YAML_TAG = lazy(r"!{1,2}[A-Za-z_][\w.\-/:]*")
 
 

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 
 from ..lazy_re import lazy
+from . import forms
 from .assign import assignments, secret_key_name, xml_elements
 from .prose import named_values, pairs, prose, seed_phrases, use_as
 from .values import (
@@ -76,7 +77,8 @@ def connection_strings(text: str, low: str) -> Iterator[Found]:
 
 _SIGNED = lazy(
     r"(?:[?&;](?:sig|signature|x-amz-signature|x-goog-signature|x-amz-security-token|"
-    r"access_token|private_token|client_secret|api_key|apikey|token|key|secret)=|"
+    r"access_token|private_token|client_secret|api_key|apikey|api-key|appid|app_key|appkey|"
+    r"token|key|secret)=|"
     r"(?:accountkey|sharedaccesskey|sharedaccesssignature)=)"
     r"([a-z0-9%+/=_\-.~]{16,})")
 
@@ -137,8 +139,20 @@ _CURL_COOKIE = lazy(r"[ \t]-b[ \t]+[\"']?")
 _SESSION_NAME = lazy(r"sess|sid|auth|token|jwt|remember|login|identity|credential")
 
 
+# The session cookies of the common web frameworks, recognised by name alone (pasted from
+# a browser's devtools without the `Cookie:` header around them).
+_SESSION_COOKIE = lazy(r"(?:phpsessid|jsessionid|asp\.net_sessionid|connect\.sid|"
+                       r"laravel_session|_session_id|sessionid|ci_session)=")
+
+
 def cookies(text: str, low: str) -> Iterator[Found]:
     """The values of session and authentication cookies in a cookie header or flag."""
+    if "sess" in low or "connect.sid" in low:
+        for n in forms.in_lines(_SESSION_COOKIE, low, (
+                "sessid", "sessionid", "connect.sid", "_session")):
+            if starts_word(low, n.start()):
+                end = low.find("\n", n.start())
+                yield from _session_pairs(text, n.start(), len(text) if end < 0 else end)
     if " -b" in low and "curl" in low:  # curl's `-b 'name=value'` is `--cookie`
         for b in _CURL_COOKIE.finditer(low):
             if "curl" not in low[max(0, b.start() - 200): b.start()].rsplit("\n", 1)[-1]:
@@ -342,6 +356,9 @@ _NETRC = lazy(r"machine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(\S+)|"
                     r"login\s+\S+\s+password\s+(\S+)")
 _PGPASS = lazy(r"(?m):(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:(\S{4,})[ \t]*$")
 _PGPASS_HOST = lazy(r"(?:^|\s)[A-Za-z0-9.\-*_\[\]]+$")
+# Hex fields joined by colons: a certificate's serial, a fingerprint, a MAC address, a
+# request id (`E2F8:25206:8B5C68D:...`); a pgpass line has words for its user and database.
+_HEX_FIELDS = lazy(r"[0-9A-Fa-f]+(?::[0-9A-Fa-f]+)+:?")
 _XML_VALUE = lazy(r"value=\"([^\"]{4,300})\"")
 _XML_KEY = lazy(r"(?:key|name)=\"[^\"]{0,60}(?:password|passwd|pwd|secret|token|apikey"
                       r"|api_key|connectionstring)[^\"]{0,30}\"\s+$")
@@ -358,6 +375,10 @@ def files(text: str, low: str) -> Iterator[Found]:
             if not _PGPASS_HOST.search(text, max(0, m.start() - 80), m.start()):
                 continue
             value = m.group(1)
+            lo = max(0, m.start() - 120)
+            word_start = max(lo - 1, *(text.rfind(c, lo, m.start()) for c in " \t\n")) + 1
+            if _HEX_FIELDS.fullmatch(text[word_start: m.end()]):
+                continue
             if looks_like_password(value) or (len(value) >= 8 and mixed(value)):
                 yield "password", m.start(1), m.end(1), "pgpass " + preview(value)
     if 'value="' in low:
@@ -386,4 +407,4 @@ def _netrc(text: str, low: str) -> Iterator[Found]:
 
 RULES = (aws_secrets, connection_strings, signed_urls, headers, cookies, docker_auth,
          command_lines, files, assignments, xml_elements, prose, use_as, pairs, named_values,
-         seed_phrases)
+         seed_phrases, *forms.RULES)

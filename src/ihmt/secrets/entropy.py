@@ -38,11 +38,13 @@ _PUBLIC_BEFORE = lazy(
     r"(?i)(?:sha\d+[:\-]|h1:|integrity\W*|base64,|ipfs://|/ipfs/|"
     r"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+|"
     r"public[_ \-]?key\W{0,4}|pubkey\W{0,4}|peer\W{0,3}|recipient\W{0,3}|\bpk\.|"
+    r"public key[^\n]{0,30}\r?\n[ \t]*|\baddress(?:es)?\W{0,4}|"
     r"(?:site|publishable)[_ \-]?key\W{0,4}|\bpublic\)?[ \t]*(?:is|=|:)?[ \t]*|"
     r"(?:checksum|digest|hash)[\w\-]*[\"']?\s*[:=]\s*[\"']?|"
     r"\"(?:n|e|x|y|kid|x5t(?:#s256)?|x5c)\"\s*:\s*\[?\s*\")$")
-# A hash named by its algorithm, in the token itself (`sha256-...` in SRI and nix).
-_ALGORITHM = lazy(r"(?i)(?:sha(?:1|224|256|384|512)|sha3-\d+|md5|blake2[bs]?)[\-_]")
+# A hash named by its algorithm, in the token itself (`sha256-...` in SRI and nix,
+# `sha256/...` in certificate pins).
+_ALGORITHM = lazy(r"(?i)(?:sha(?:1|224|256|384|512)|sha3-\d+|md5|blake2[bs]?)[\-_/]")
 # A label that says the value is an identifier: `node id`, `"node_id": "`, `x-amz-id-2: `.
 _ID_BEFORE = lazy(
     r"(?i)(?:^|[^a-z0-9])(?:([a-z0-9]+)[\s_\-.]?)?(?:id|ids|uid|guid|uuid|identifier)"
@@ -70,6 +72,13 @@ _DKIM = lazy(r"(?i)v=dkim1|_domainkey|\bk=(?:rsa|ed25519)\b")
 # A URL query parameter or fragment whose name says it holds a secret.
 _SECRET_PARAM = lazy(r"(?i)tok|key|sig|secret|auth|pass|pw|code|session|sid|jwt|cred|otp")
 _QUERY_PARAM = lazy(r"[?&;#]([A-Za-z0-9_.\-\[\]]*)=$")
+# Parameters that carry one request's proof or anti-forgery value, not a credential: OAuth's
+# `state`, OpenID's `nonce`, PKCE's `code_challenge` (a hash of a verifier kept elsewhere).
+_PER_REQUEST_PARAM = lazy(r"(?i)state|nonce|code_challenge(?:_method)?")
+# A comment on the same line that says the key is public by design.
+_SAID_PUBLIC = lazy(r"(?i)search[ \-]only|publishable|safe (?:in|for) the (?:browser|client|"
+                    r"front ?end)")
+_NEGATION = lazy(r"(?i)\bnot\b|\bnever\b|n't\b|\bno\b")
 
 
 def published_record(before: str) -> bool:
@@ -87,10 +96,29 @@ def id_in_url_query(before: str) -> bool:
     secret's: ``?list=<id>``, ``?v=<id>``, ``&ref=<id>``. Tokens in the query are judged by
     their parameter (``?sig=``, ``?access_token=`` are caught by their own rule)."""
     word = re.split(r"[\s\"'<>()\[\]]", before)[-1]
-    if "://" not in word:
-        return False
+    if "://" not in word and not (len(word) == len(before) and ("?" in word or "&" in word)):
+        return False  # not in a URL (or in one longer than the window, cut before its `?`)
     param = _QUERY_PARAM.search(word)
-    return param is not None and not _SECRET_PARAM.search(param.group(1))
+    return param is not None and (not _SECRET_PARAM.search(param.group(1))
+                                  or _PER_REQUEST_PARAM.fullmatch(param.group(1)) is not None)
+
+
+_FILE_PATH = lazy(r"(?:~|\.{1,2})?/[\w.\-]+/[\w.\-/]*$")
+
+
+def in_file_path(before: str) -> bool:
+    """True when the token continues an absolute or home-relative file path
+    (``/app/.cache/images/<id>/...``): cache keys and content hashes, named by the
+    file system, not credentials."""
+    word = re.split(r"[\s\"'<>()\[\]=:,]", before)[-1]
+    return _FILE_PATH.fullmatch(word) is not None
+
+
+def structured_id(core: str) -> bool:
+    """Parts of one length joined by slashes (``<20>/<20>/<20>/<20>``, as Go prints a build
+    id): random base64 puts its slashes anywhere, so equal parts are a format's fields."""
+    parts = core.split("/")
+    return len(parts) >= 2 and "+" not in core and len({len(p) for p in parts}) == 1
 
 
 def random_token(tok: str, before: str, after: str) -> bool:
@@ -109,6 +137,11 @@ def random_token(tok: str, before: str, after: str) -> bool:
         return False  # an identifier, named so (session and secret ids are not exempt)
     if _in_url_path(before[-200:]) or id_in_url_query(before[-200:]):
         return False
+    if in_file_path(before[-200:]) or structured_id(core):
+        return False
+    said = after.split("\n", 1)[0]
+    if _SAID_PUBLIC.search(said) and not _NEGATION.search(said):
+        return False  # `'<key>'); // search-only key, safe in the browser`
     if published_record(before[-300:]) or encoded_file(core) or (
             before.endswith("/") and encoded_file("/" + core)):
         return False

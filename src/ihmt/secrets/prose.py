@@ -14,7 +14,8 @@ import string
 from collections.abc import Iterator
 
 from ..lazy_re import lazy
-from .assign import IDENT_CHAIN, reference
+from .assign import HASH_PREFIX, IDENT_CHAIN, NAME_PATH, reference
+from .forms import lines_with
 from .values import (
     app_password,
     entropy,
@@ -31,7 +32,9 @@ from .values import (
 Found = tuple[str, int, int, str]
 
 _PROSE_KEY = lazy(
-    r"pass(?:words?|wd|phrase|code|wort)?|pwd?|pin(?: code)?|contrase(?:ñ|n)a|clave|"
+    r"pass(?:words?|wd|phrase|code|wort)?|pwd?|pin(?: code)?|contrase(?:ñ|n)a|"
+    r"(?:semilla|secreto|clave|c(?:ó|o)digos?)(?: de)? (?:totp|2fa|mfa|otp|"
+    r"recuperaci(?:ó|o)n|respaldo)|clave|"
     r"mot de passe|kennwort|senha|wachtwoord|"
     r"(?:recovery|backup|2fa|mfa|totp|otp|authenticator)(?: setup| secret)? (?:seed|code|key)s?")
 # What joins the keyword to its value: an adjective ("contraseña nueva"), what it is for
@@ -41,6 +44,7 @@ _CONNECT = lazy(
     r"(?:\s+(?:new|old|current|temporary|default|initial|nueva|nuevo|actual|temporal|"
     r"provisional|inicial|privada|privado|secreta|secreto|maestra|maestro))?"
     r"(?:\s+(?:for|of|at|on|to|in|del|de|para|du|für|da|do|van)\s[^\n.;!?:=]{0,40}?)?"
+    r"(?:\s*\([^()\n]{1,60}\)(?=\s?[:=]))?"
     r"(?:,[^,\n]{1,30},)?"
     r"(?:[,;]?\s+(?:changed|rotated|updated|reset|again|today|yesterday|and|so|it))"
     r"{0,4}[,;]?"
@@ -84,6 +88,8 @@ def prose(text: str, low: str) -> Iterator[Found]:
         if c is None and low.startswith(" (", pos):
             c = _OPEN_PAREN.match(low, pos)  # "the router password (X) over the phone"
         found = _value_after(text, key, c.end() if c is not None else pos, c is not None)
+        if found is None and c is None:
+            found = _qualified_value(text, low, key, pos)
         if found is None and c is not None and changed:
             # "reset the password to X until SSO is back": the copula's join read past the
             # value; after a verb of change, `to` joins the key to it.
@@ -93,7 +99,7 @@ def prose(text: str, low: str) -> Iterator[Found]:
         if found is None:
             continue
         yield found
-        if key.endswith("codes"):
+        if _names_codes(key):
             yield from _more_codes(text, key, found)
 
 
@@ -108,6 +114,10 @@ def _value_after(text: str, key: str, pos: int, joined: bool) -> Found | None:
     if grouped is not None and ("pass" in key or key.startswith(("contrase", "clave"))
                                 and app_password(grouped.group(0))):
         return "password", pos, grouped.end(), key + " " + preview(grouped.group(0))
+    if _names_codes(key) and joined:
+        code = _CODE.match(text, pos)
+        if code is not None and _code_shaped(code.group(1)):
+            return "password", code.start(1), code.end(1), key + " " + preview(code.group(1))
     v = _PROSE_VALUE.match(text, pos)
     if v is None:
         return None
@@ -121,16 +131,41 @@ def _value_after(text: str, key: str, pos: int, joined: bool) -> Found | None:
         if joined and re.fullmatch(r"\d{4,12}\.?", value):
             return "password", s, s + len(value), key + " " + preview(value)
         return None
-    if key.endswith(("seed", "key")) and joined:
+    if _names_seed(key) and joined:
         groups = _BASE32_GROUPS.match(text, pos) or _base32_lower_groups(text, pos)
         if groups is not None:
             return "password", pos, groups.end(), key + " " + preview(groups.group(0))
-    if key.endswith(("seed", "seeds", "key", "keys")) and joined and (
+    if (_names_seed(key) or _names_codes(key)) and joined and (
             _BASE32.fullmatch(value) or random_looking(value)):
         return "password", s, s + len(value), key + " " + preview(value)
     if not _password_value(value, joined):
         return None
     return "password", s, s + len(value), key + " " + preview(value)
+
+
+_SEED_KEY = lazy(r"(?:seed|key)s?$|^(?:semilla|secreto|clave) ")
+# One recovery code, after an optional list marker: groups of letters or digits joined by
+# a space or a hyphen (`1234 5678`, `ABCD-EFGH`, `a1b2c3d4`).
+_CODE = lazy(r"(?:(?:[-*•]|\d{1,2}[.)])[ \t]+)?([A-Za-z0-9]{3,10}(?:[ \-][A-Za-z0-9]{3,10}){0,3})"
+             r"(?![A-Za-z0-9])")
+
+
+def _names_seed(key: str) -> bool:
+    return _SEED_KEY.search(key) is not None and key != "clave"
+
+
+def _names_codes(key: str) -> bool:
+    return key.endswith("codes") or key.startswith(("códigos", "codigos"))
+
+
+def _code_shaped(code: str) -> bool:
+    """A recovery code rather than words: digits in it (six or more, or mixed with
+    letters of one case), or groups of capitals joined by hyphens."""
+    digits = sum(c.isdigit() for c in code)
+    letters = code.replace(" ", "").replace("-", "")
+    if digits:
+        return digits >= 6 or (not letters.isdigit() and (letters.islower() or letters.isupper()))
+    return "-" in code and letters.isupper() and " " not in code
 
 
 def _base32_lower_groups(text: str, pos: int) -> re.Match[str] | None:
@@ -141,7 +176,7 @@ def _base32_lower_groups(text: str, pos: int) -> re.Match[str] | None:
 
 
 # The rest of a list of codes: one per line or after commas, each shaped as the first.
-_NEXT_ITEM = lazy(r"[ \t]*(?:[,;]|\r?\n)[ \t]*(?:[-*•][ \t]+)?(\S{4,64})")
+_NEXT_ITEM = lazy(r"[ \t]*(?:[,;]|\r?\n)[ \t]*(?:(?:[-*•]|\d{1,2}[.)])[ \t]+)?(?=\S)")
 _SHAPE = str.maketrans(string.ascii_letters + string.digits, "x" * 62)
 
 
@@ -153,10 +188,32 @@ def _more_codes(text: str, key: str, first: Found) -> Iterator[Found]:
     shape = text[s:e].translate(_SHAPE)
     for _ in range(64):
         m = _NEXT_ITEM.match(text, e)
-        if m is None or m.group(1).rstrip(",;").translate(_SHAPE) != shape:
+        if m is None:
             return
-        s, e = m.start(1), m.start(1) + len(shape)
+        s, e = m.end(), m.end() + len(shape)
+        if text[s:e].translate(_SHAPE) != shape or text[e: e + 1].isalnum():
+            return
         yield "password", s, e, key + " " + preview(text[s:e])
+
+
+# "contraseña de administración X", "password for root X": what the password is for, in a
+# word or two without digits, then the value with no copula; only a value with a digit and
+# a symbol or mixed case counts without one.
+_QUALIFIER_WORDS = lazy(r"\s+(?:de|del|for|of|para)(?:\s+(?:la|el|los|las|the))?\s+[^\s\d:=,.]{2,24}"
+                        r"(?=[ \t])")
+
+
+def _qualified_value(text: str, low: str, key: str, pos: int) -> Found | None:
+    q = _QUALIFIER_WORDS.match(low, pos)
+    if q is None:
+        return None
+    found = _value_after(text, key, q.end(), False)
+    if found is None:
+        return None
+    value = text[found[1]: found[2]]
+    strong = not value.isalnum() or (any(c.islower() for c in value)
+                                      and any(c.isupper() for c in value))
+    return found if strong else None
 
 
 def _changed_before(low: str, start: int) -> bool:
@@ -198,14 +255,26 @@ def _password_value(value: str, joined: bool) -> bool:
 _AS_PASSWORD = lazy(
     r" (?:as|como)\s+(?:(?:the|my|a|your|our|la|el|mi|tu|su)\s+)?(?:(?:new|nueva|nuevo)\s+)?"
     r"(pass(?:word|phrase|code)?|pw|pwd|pin|contraseña|clave)\b")
-_USE_BEFORE = lazy(r"\b(?:use|using|usa|usar|usé|usamos|pon|puse)\s+([\"'`“]?)"
-                         r"([^\s\"'`”]{4,128})\1\s*$")
+_USE_BEFORE = lazy(r"\b(?:use|using|usa|usar|usé|usamos|pon|puse|try(?: with)?|"
+                  r"prueba(?: con)?|probá(?: con)?)\s+([\"'`“]?)([^\s\"'`”]{4,128}?)\1"
+                  r"[?.!,;]?(?:\s+[\-–—])?\s*$")
+# "try X? that's the new root pw", "usa X, es la contraseña nueva": the value, then a
+# sentence that says what it was.
+_IS_THE_PASSWORD = lazy(
+    r"\b(?:that'?s|that’s|that is|it'?s|it’s|which is|es|esa es|"
+    r"esta es)\s+(?:the|my|our|la|el|mi|nuestra)\s+(?:(?:new|nueva|nuevo)\s+)?"
+    r"(?:[a-z]{2,12}\s+){0,2}"
+    r"(pass(?:word|phrase|code)?|pw|pwd|contraseña|clave)\b")
 _PASSPHRASE = lazy(r"[a-zà-ÿ]+(?:[-_.][a-zà-ÿ0-9]+){2,}", re.IGNORECASE)
 
 
 def use_as(text: str, low: str) -> Iterator[Found]:
     """"use X as the passphrase", "usa X como contraseña": the value comes first."""
-    for m in _AS_PASSWORD.finditer(low):
+    tails = list(_AS_PASSWORD.finditer(low))
+    for s, e in lines_with(low, ("pw", "password", "passphrase", "passcode", "contraseña",
+                                 "clave")):
+        tails += _IS_THE_PASSWORD.finditer(low, s, e)
+    for m in tails:
         u = _USE_BEFORE.search(low, max(0, m.start() - 150), m.start())
         if u is None:
             continue
@@ -280,6 +349,10 @@ def named_values(text: str, low: str) -> Iterator[Found]:
             continue
         if re.search(r"(?:public|publishable|site|pk)[ _-]?$", low[max(0, start - 13): start]):
             continue  # public by design
+        if low[start - 1: start] == ":" and NAME_PATH.search(text, max(0, start - 200), start):
+            continue  # arn:aws:secretsmanager:...:secret:<name>: the secret's name
+        if HASH_PREFIX.search(low, max(0, start - 10), start):
+            continue  # checksum/secret: <sha256>
         j = _NOUN_JOIN.match(low, end)
         if j is None:
             continue

@@ -39,6 +39,19 @@ def _public_spans(text: str) -> list[tuple[int, int]]:
         spans += [m.span() for m in shapes.DATA_URI.finditer(text)]
     if "\n" in text:
         spans += [m.span() for m in shapes.WRAPPED_B64.finditer(text)]
+    if "eyJ" in text:  # a JWT public by its role: none of its parts is a token either
+        spans += [m.span() for m in shapes.JWT.finditer(text) if not shapes.private_jwt(m[0])]
+    return spans
+
+
+def _ciphertext_spans(text: str) -> list[tuple[int, int]]:
+    """Encrypted values committed on purpose (sops, SealedSecrets): nothing inside is a
+    secret in the clear, whatever key names it."""
+    spans = []
+    if "ENC[" in text:
+        spans += [m.span() for m in shapes.SOPS_VALUE.finditer(text)]
+    if "encryptedData" in text and shapes.SEALED_SECRET.search(text):
+        spans += [m.span() for m in shapes.SEALED_DATA.finditer(text)]
     return spans
 
 
@@ -105,6 +118,9 @@ def find_secrets(text: str) -> list[Finding]:
     if not isinstance(text, str) or not text:
         return []
     cands = sorted(_candidates(text), key=lambda c: (c[0], c[2]))
+    sealed = _ciphertext_spans(text)
+    if sealed:
+        cands = [c for c in cands if not any(s <= c[2] and c[3] <= e for s, e in sealed)]
     starts: list[int] = []  # accepted spans, disjoint, sorted by start
     ends: list[int] = []
     chosen: list[tuple[str, int, int, str]] = []

@@ -110,6 +110,17 @@ def _random(v: str) -> bool:
     return mixed(v) and _digits(2)(v)
 
 
+def private_jwt(v: str) -> bool:
+    """Any JWT but one whose claims give it the ``anon`` role: Supabase's anon key, which a
+    web page ships to every browser (its ``service_role`` twin is a secret)."""
+    raw = b64_decoded(v.split(".")[1])
+    return raw is None or _ANON_ROLE.search(raw) is None
+
+
+_ANON_ROLE = re.compile(rb'"role"\s*:\s*"anon"')
+JWT = _c(r"eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}" + _END)
+
+
 def _encoded_private_key(v: str) -> bool:
     """Base64 of a PEM block whose first line says PRIVATE KEY (a kubeconfig's
     ``client-key-data``, a key passed in an environment variable); certificates and
@@ -138,6 +149,16 @@ MORE_SHAPES: tuple[Shape, ...] = (
     Shape("netlify_token", _c(r"nfp_[A-Za-z0-9]{36}" + _END_ALNUM), _lit(4), check=_random),
     Shape("render_token", _c(r"rnd_[A-Za-z0-9]{32}" + _END_ALNUM), _lit(4), check=_random),
     Shape("fly_token", _c(r"fo1_[A-Za-z0-9_\-]{43}" + _END), _lit(4)),
+    # Fly.io's macaroon tokens: `FlyV1 ` then one or more comma-joined `fm1_`/`fm2_` parts.
+    Shape("fly_token", _c(r"FlyV1 fm\d_[A-Za-z0-9+/=_\-]{40,}(?:,fm\d_[A-Za-z0-9+/=_\-]{40,})*"),
+          _lit(10), needles=("FlyV1 fm",), scan=True),
+    # LaunchDarkly's server-side SDK keys (the client-side id is public, the `sdk-` key not).
+    Shape("launchdarkly_key", _c(r"sdk-[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}" + _END_ALNUM),
+          _lit(4)),
+    # Mercado Pago access tokens: `APP_USR-` (production) or `TEST-`, the application's
+    # number, a date, 32 hex characters, the user's number.
+    Shape("mercadopago_token", _c(r"(?:APP_USR|TEST)-\d{10,20}-\d{6}-[a-f0-9]{32}-\d{6,12}"
+                                  + _END_ALNUM), _upto("-"), needles=("APP_USR-", "TEST-")),
     Shape("docker_token", _c(r"dckr_(?:pat|oat)_[A-Za-z0-9_\-]{27,}" + _END), _lit(9)),
     Shape("jfrog_token", _c(r"AKCp[A-Za-z0-9]{60,}" + _END_ALNUM), _lit(4), check=_random),
     Shape("jfrog_token", _c(r"cmVmdGtuOjAxOj[A-Za-z0-9]{40,}" + _END_ALNUM), _lit(8)),
@@ -267,8 +288,7 @@ SHAPES: tuple[Shape, ...] = (
           lead=_c(r"(?<![0-9])[0-9]{8,10}$")),
     Shape("azure_client_secret", _c(r"[0-9]Q~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~.\-])"),
           _none, back=3, needles=("Q~",)),
-    Shape("jwt", _c(r"eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}" + _END),
-          _lit(3)),
+    Shape("jwt", JWT, _lit(3), check=private_jwt),
     *MORE_SHAPES,
 )
 
@@ -301,5 +321,10 @@ PUBLIC_BLOCK = lazy(
 # ``data:image/png;base64,...`` and wrapped base64 (3+ lines of 60+ characters): encoded
 # files (images, fixtures), not credentials, which are one line or sit in a PEM block.
 DATA_URI = lazy(r"data:[\w.+\-]+/[\w.+\-]+(?:;[\w=\-]+)*;base64,[A-Za-z0-9+/=\s]+")
+# Ciphertext made to be committed: a sops value (`ENC[AES256_GCM,data:...,type:str]`) and
+# the `encryptedData` of a Bitnami SealedSecret; only the cluster's key opens them.
+SOPS_VALUE = lazy(r"ENC\[[A-Z0-9_]+,data:[^\[\]\n]*\]")
+SEALED_SECRET = lazy(r"(?m)^kind:[ \t]*SealedSecret\b")
+SEALED_DATA = lazy(r"(?m)^([ \t]*)encryptedData:[ \t]*\r?\n(?:\1[ \t]+[^\n]*(?:\n|$))+")
 WRAPPED_B64 = lazy(r"(?m)(?:^[ \t]*[A-Za-z0-9+/]{60,}={0,2}[ \t]*\r?\n){2,}"
                          r"[ \t]*[A-Za-z0-9+/]{4,}={0,2}[ \t]*$")

@@ -76,8 +76,9 @@ def is_placeholder(value: str) -> bool:
 
 
 # Values that are public by design although they look like keys: Stripe publishable keys,
-# Mapbox public tokens, age recipients, SSH public key bodies.
-PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.ey", "age1", "AAAAC3Nza", "AAAAB3Nza",
+# Mapbox public tokens, PostHog project keys (sent by every browser that loads the page),
+# age recipients, SSH public key bodies.
+PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.ey", "phc_", "age1", "AAAAC3Nza", "AAAAB3Nza",
                    "AAAAE2VjZHNh", "AAAAGnNr")
 
 

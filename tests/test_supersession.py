@@ -16,7 +16,8 @@ from ihmt import Memory
 from ihmt.model import Fact
 from ihmt.render import compact_answer
 from ihmt.timeline.facts import FactTimeline
-from ihmt.timeline.supersede import asked_version, find_statements, version_links
+from ihmt.timeline.supersede import find_statements, version_links
+from ihmt.timeline.versions import asked_version
 
 from .mcp_client import running_server
 

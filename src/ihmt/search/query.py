@@ -21,7 +21,7 @@ from ..semantic.index import SemanticIndex
 from ..store.store import Store
 from ..text import clip_shown, fold, tokenize
 from ..timeline.facts import FactTimeline
-from ..timeline.supersede import versions_together
+from ..timeline.versions import versions_together
 from . import scoped
 from .aliases import ALIAS_WEIGHT, expand
 from .answer import annotate, corrections_first, finish, rerank

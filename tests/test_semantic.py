@@ -993,3 +993,34 @@ def test_the_harness_reports_what_the_library_answers(tmp_path: Path,
     assert model > 0.5  # the model finds most English paraphrases among 150 memories
     assert result["hybrid"]["by_kind"]["para_en"]["hit_at_5"] >= model
     assert result["hybrid"]["junk_at_1"] == 0.0
+
+
+@needs_extra
+def test_an_answer_found_by_meaning_is_not_served_stale(tmp_path: Path, on: None) -> None:
+    # The question shares no word with either memory: the model decides, and it prefers
+    # the older one. The later one, close in meaning and saying a change, leads, and the
+    # answer is not FOUND (the model knows no time).
+    m = Memory.open(tmp_path / "s", create=True)
+    for t in DOCS:
+        m.save(t, date="2025-01-01")
+    old = m.save("Our wifi at the office is provided by Movistar.", date="2025-03-01").ids[0]
+    new = m.save("Cancelled the contract and switched the office wifi to Digi, way cheaper.",
+                 date="2026-02-01").ids[0]
+    m.semantic.wait()
+    res = m.search("which company gives us internet connectivity at work?")
+    got = [h.id for h in res.hits]
+    assert new in got and old in got, [h.text for h in res.hits]
+    assert got.index(new) < got.index(old)
+    assert res.status != "FOUND" or res.best.id == new, (res.status, res.best.text)
+
+
+@needs_extra
+def test_a_later_plan_close_in_meaning_changes_nothing(tmp_path: Path, on: None) -> None:
+    m = Memory.open(tmp_path / "s", create=True)
+    for t in DOCS:
+        m.save(t, date="2025-01-01")
+    old = m.save("Our wifi at the office is provided by Movistar.", date="2025-03-01").ids[0]
+    m.save("We might switch the office wifi to Digi next year.", date="2026-02-01")
+    m.semantic.wait()
+    res = m.search("which company gives us internet connectivity at work?")
+    assert res.hits and res.hits[0].id == old, [h.text for h in res.hits]

@@ -105,6 +105,7 @@ CUE = lazy(
     r"(?=\S*\d|(?:dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|veinte|treinta|cuarenta"
     r"|cincuenta|sesenta|cien|doscientos|quinientos|mil)\b)"
     r"|(?:my|our)\s+new|(?:mi|nuestr[oa])\s+nuev[oa]|correction|correccion"
+    r"|me\s+equivoque|i\s+was\s+wrong|had\s+it\s+wrong|lo\s+tenia\s+mal"
     r"|relocat(?:ed|ing)|stopped|left\s+\S+(?:\s+\S+)?\s+for|(?:is|are|was|were)\s+gone"
     r"|(?:is|are|was|were)\s+out\b(?!\s+(?:of|on|for|to|sick|today|this))"
     r"|\w+\s+out\s*(?=[,;:])|back\s+(?:on|to|with|at|in)|registered\s+with"

@@ -50,6 +50,8 @@ import math
 from collections.abc import Callable
 
 from ..model import Hit, SearchResult
+from ..text import fold
+from .change_words import CUE, FUTURE, NOT_DONE
 
 A_MIN = 0.1  # weight of the similarity when the best lexical match holds every query word
 A_MAX = 0.9  # ... and when it holds none
@@ -115,6 +117,12 @@ def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, fl
             pinned = next((i for i in order if sims.get(i, 0.0) >= WEAK), best_id)
             if pinned != best_id:
                 upgrade = "AMBIGUOUS"  # not the clear semantic winner: let the user choose
+            # Meaning knows no time: a later memory close in meaning that says a change
+            # ("Ported my number to Mint" after "Mobile plan is with Verizon") may have
+            # changed the answer. It leads, and nothing is served as sure.
+            later = _later_change(pinned, [i for i, s in semantic if s >= WEAK], make_hit)
+            if later is not None:
+                pinned, upgrade = later, "AMBIGUOUS"
     elif order and sims.get(order[0], 0.0) < WEAK and not _worded(by_words, order[0]):
         # a memory that shares no word with the query and is not close in meaning is no
         # answer, however the scaled scores fall: the first that is one leads
@@ -225,6 +233,27 @@ def lexical_coverage(hits: list[Hit], terms: list[str], idf: dict[str, float],
     weights = {t: idf.get(t, unseen) for t in q}
     total = sum(weights.values()) or 1.0
     return sum(weights[t] for t in set(hits[0].matched) if t in weights) / total
+
+
+def _later_change(pinned: str, close: list[str],
+                  make_hit: Callable[[str], Hit | None]) -> str | None:
+    """The newest of ``close`` dated after ``pinned`` that says a change done (a word of
+    change, no plan or attempt), or None."""
+    first = make_hit(pinned)
+    if first is None or not first.date:
+        return None
+    best: Hit | None = None
+    for leaf_id in close:
+        if leaf_id == pinned:
+            continue
+        h = make_hit(leaf_id)
+        if h is None or not h.date or h.date <= first.date or h.scope != first.scope:
+            continue
+        said = fold(h.excerpt or h.title or "")
+        if CUE.search(said) and not (NOT_DONE.search(said) or FUTURE.search(said)) and \
+                (best is None or h.date > (best.date or "")):
+            best = h
+    return best.id if best is not None else None
 
 
 def _worded(lexical: dict[str, Hit], leaf_id: str) -> bool:

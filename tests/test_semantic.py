@@ -995,19 +995,29 @@ def test_the_harness_reports_what_the_library_answers(tmp_path: Path,
     assert result["hybrid"]["junk_at_1"] == 0.0
 
 
-@needs_extra
-def test_an_answer_found_by_meaning_is_not_served_stale(tmp_path: Path, on: None) -> None:
-    # The question shares no word with either memory: the model decides, and it prefers
-    # the older one. The later one, close in meaning and saying a change, leads, and the
-    # answer is not FOUND (the model knows no time).
+WIFI = "Our wifi at the office is provided by Movistar."
+WIFI_Q = "which company gives us internet connectivity at work?"
+
+
+def _wifi(tmp_path: Path, later: str) -> tuple[Memory, str, str]:
+    """A store where a question shares no word with the office wifi's two memories: the
+    model decides, and it prefers the older one."""
     m = Memory.open(tmp_path / "s", create=True)
     for t in DOCS:
         m.save(t, date="2025-01-01")
-    old = m.save("Our wifi at the office is provided by Movistar.", date="2025-03-01").ids[0]
-    new = m.save("Cancelled the contract and switched the office wifi to Digi, way cheaper.",
-                 date="2026-02-01").ids[0]
+    old = m.save(WIFI, date="2025-03-01").ids[0]
+    new = m.save(later, date="2026-02-01").ids[0]
     m.semantic.wait()
-    res = m.search("which company gives us internet connectivity at work?")
+    return m, old, new
+
+
+@needs_extra
+def test_an_answer_found_by_meaning_is_not_served_stale(tmp_path: Path, on: None) -> None:
+    # the later one, close in meaning and saying a change, leads, and the answer is not
+    # FOUND for the older one (the model knows no time)
+    m, old, new = _wifi(tmp_path, "Cancelled the contract and switched the office wifi to "
+                                  "Digi, way cheaper.")
+    res = m.search(WIFI_Q)
     got = [h.id for h in res.hits]
     assert new in got and old in got, [h.text for h in res.hits]
     assert got.index(new) < got.index(old)
@@ -1016,11 +1026,6 @@ def test_an_answer_found_by_meaning_is_not_served_stale(tmp_path: Path, on: None
 
 @needs_extra
 def test_a_later_plan_close_in_meaning_changes_nothing(tmp_path: Path, on: None) -> None:
-    m = Memory.open(tmp_path / "s", create=True)
-    for t in DOCS:
-        m.save(t, date="2025-01-01")
-    old = m.save("Our wifi at the office is provided by Movistar.", date="2025-03-01").ids[0]
-    m.save("We might switch the office wifi to Digi next year.", date="2026-02-01")
-    m.semantic.wait()
-    res = m.search("which company gives us internet connectivity at work?")
+    m, old, _ = _wifi(tmp_path, "We might switch the office wifi to Digi next year.")
+    res = m.search(WIFI_Q)
     assert res.hits and res.hits[0].id == old, [h.text for h in res.hits]

@@ -48,6 +48,7 @@ seen); otherwise those memories are read, and for a same-day pair their save tim
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from ..model import Hit
 from ..text import clip_shown, fold
@@ -121,23 +122,15 @@ def rarest(groups: list[list[str]], df: dict[str, int], n: int) -> list[str]:
 
 
 def changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
-                  saved_at: Callable[[str], str], excerpt: Callable[[Hit], str],
-                  facts_of: Callable[[str], frozenset[str]],
-                  find: Callable[[list[list[str]], int, str], list[Hit]] | None = None,
-                  successor: Callable[[str], str | None] | None = None,
-                  now: bool = True) -> list[Hit]:
-    """See :func:`_changes_first`. The words of one group of :mod:`ihmt.search.aliases`
-    are read as one word ("prod" and "production"), and each hit's ``matched`` is given
-    back in the query's own words."""
+                  **rest: Any) -> list[Hit]:
+    """See :func:`_changes_first` (``rest``: its other keywords). The words of one group of
+    :mod:`ihmt.search.aliases` are read as one word ("prod" and "production"), and each
+    hit's ``matched`` is given back in the query's own words."""
     back = {canon(t, stemmer): t for t in terms}
     for h in hits[:WINDOW]:
         h.matched = list(dict.fromkeys(canon(t, stemmer) for t in h.matched))
-    out = _changes_first(hits, terms=set(back), stemmer=stemmer, saved_at=saved_at,
-                         excerpt=excerpt, facts_of=facts_of, find=find, successor=successor,
-                         now=now)
-    for h in out:
-        h.matched = list(dict.fromkeys(back.get(t, t) for t in h.matched))
-    for h in hits[:WINDOW]:  # (one left out of the answer keeps its words too)
+    out = _changes_first(hits, terms=set(back), stemmer=stemmer, **rest)
+    for h in [*out, *hits[:WINDOW]]:  # (one left out of the answer keeps its words too)
         h.matched = list(dict.fromkeys(back.get(t, t) for t in h.matched))
     return out
 

@@ -115,6 +115,11 @@ CHANGES = [
      "¿dónde se guardan las copias?", "Wasabi"),
     ("Staging runs on two Hetzner boxes.", "staging is on Fly.io now.",
      "where does staging run?", "Fly.io"),
+    # a third-person plural move in Spanish, "actually" at the start
+    ("La reunión de producto es a las 10:00.", "Movieron la reunión de producto a las 12:00.",
+     "¿a qué hora es la reunión de producto?", "12:00"),
+    ("Session cookies last 12 hours.", "Actually session cookies last 8 hours.",
+     "how long do session cookies last?", "8 hours"),
 ]
 
 # (earlier memory, later memory, question, a word of the earlier memory: it must lead)
@@ -131,6 +136,9 @@ TRAPS = [
     # a short form of another group is another thing
     ("The staging database is MySQL.", "The production app runs on Fly.",
      "which database does staging use?", "MySQL"),
+    # a figure of another thing of the same kind ("admin" where the question says "public")
+    ("The public API listens on port 443.", "The admin API moved to port 9000.",
+     "which port does the public API listen on?", "443"),
     # another project's practice, in the third person
     ("En este repo usamos Poetry para las dependencias.",
      "En el proyecto del cliente usan uv para todo.",
@@ -182,6 +190,20 @@ def test_a_value_taken_up_again_leads_and_what_came_between_is_flagged(
     # what it went back to said the same value: it is not an older version of it
     same = next(h for h in res.hits if h.text == first)
     assert not same.outdated
+
+
+def test_a_version_group_never_answers_sure_with_a_memory_a_change_flagged(
+        tmp_path: Path) -> None:
+    # "which Python version" asks about a tracked attribute (a version group answers it);
+    # the later memory names the runtime by another name, so it does not join the group,
+    # but the change rule flags the group's lead: nothing stale is served as FOUND
+    m = _store(tmp_path, ("The billing service is written in Python 3.9.", "2026-02-01"),
+               ("The billing service owner is the payments squad.", "2026-05-01"),
+               ("billing svc runs on py3.12 now.", "2026-09-01"))
+    res = m.search("Which Python version does the billing service use?")
+    assert res.status != "FOUND" or "3.12" in res.best.text, (res.status, res.best.text)
+    old = next(h for h in res.hits if "3.9" in h.text)
+    assert old.outdated
 
 
 def test_a_change_that_cannot_be_linked_is_not_served_as_settled(tmp_path: Path) -> None:

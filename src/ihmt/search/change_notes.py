@@ -84,6 +84,13 @@ _FIGURE = re.compile(r"\b(\d+(?:[.,:]\d+)?|" + _NUMBER_WORDS + r")(?:\s*-\s*|\s*
 _BARE = re.compile(r"\b(?:\d+|" + _NUMBER_WORDS + r")\s*$", re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=8)
+def number_terms(stemmer: str) -> frozenset[str]:
+    """The index terms of the numbers said in words ("five", "hundr"): a figure, never a
+    word that names a thing."""
+    return frozenset(t for w in [*_SMALL, *_SCALES] for t in tokenize(w, stemmer)[:1])
+
+
 def _number(said: str) -> str:
     """``said`` (digits, or a number in words) as digits: "five hundred" is "500"."""
     words = re.split(r"[\s-]+", said.lower())

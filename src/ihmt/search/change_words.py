@@ -40,7 +40,7 @@ _DATED = (r"(?:since|from|as\s+of|starting)\s+(?:this\s+|last\s+|next\s+)?(?:" +
           r"|desde\s+(?:la|el)\s+(?:migracion|cambio|mudanza|actualizacion)"
           # an event named before a comma: "Since the security audit, merging needs ..."
           r"|(?:since|after|desde|tras)\s+(?:the|la|el|our|nuestra|nuestro)\s+"
-          r"(?:(?!" + _FINITE + r")[a-z]+\s+){0,2}?(?!" + _FINITE + r")[a-z]+(?=\s*,)"
+          r"(?:(?!" + _FINITE + r")[a-z0-9]+\s+){0,2}?(?!" + _FINITE + r")[a-z0-9]+(?=\s*,)"
           # "this year the freeze starts on the 20th", "este año"
           r"|this\s+(?:year|quarter|month|season|sprint)|este\s+(?:ano|trimestre|mes)")
 
@@ -57,6 +57,7 @@ CUE = lazy(
     r"|are\s+now|now(?!\s+that)|nowadays|these\s+days|from\s+now\s+on"
     r"|cambi(?:amos|e|o|ado|ada)|migr(?:amos|e|o|ado|ada)|reemplaz\w*|sustitu\w*"
     r"|pasamos|movimos|mudamos|trasladamos|dejamos|deje|eliminamos|quitamos|borramos"
+    r"|movieron|cambiaron|migraron|trasladaron|pasaron\s+a|reemplazaron|sustituyeron"
     # said of the thing: "los logs fueron trasladados a Loki"
     r"|(?:fue|fueron|ha\s+sido|han\s+sido)\s+(?:trasladad|movid|migrad|cambiad|pasad"
     r"|reemplazad|sustituid)[oa]s?"
@@ -106,6 +107,9 @@ CUE = lazy(
     r"|cincuenta|sesenta|cien|doscientos|quinientos|mil)\b)"
     r"|(?:my|our)\s+new|(?:mi|nuestr[oa])\s+nuev[oa]|correction|correccion"
     r"|me\s+equivoque|i\s+was\s+wrong|had\s+it\s+wrong|lo\s+tenia\s+mal"
+    # a correction said at the start ("Actually the cache TTL is 5 minutes"), a value that
+    # is the new one ("Cloudflare is the new DNS provider")
+    r"|^\W*(?:actually|en\s+realidad)\b|(?:is|are)\s+the\s+new|(?:es|son)\s+(?:el|la)\s+nuev[oa]"
     r"|relocat(?:ed|ing)|stopped|left\s+\S+(?:\s+\S+)?\s+for|(?:is|are|was|were)\s+gone"
     r"|(?:is|are|was|were)\s+out\b(?!\s+(?:of|on|for|to|sick|today|this))"
     r"|\w+\s+out\s*(?=[,;:])|back\s+(?:on|to|with|at|in)|registered\s+with"

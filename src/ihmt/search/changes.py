@@ -56,6 +56,7 @@ from .aliases import canon
 from .change_notes import (
     NAMED_FIGURE,
     Note,
+    number_terms,
     read_note,
     same_unit,
     states_of,
@@ -382,7 +383,7 @@ def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     # the ING one", "cancelled FitLab", "from Redis"): the value ties the two even where
     # they say the thing in other words ("reverse proxy" and "in front of the services").
     gone = ((o_names - o.gone) & n.gone) - terms  # (names: "closed the ING one")
-    if _refigured(o, n, set(old.matched), terms, uses):
+    if _refigured(o, n, set(old.matched), terms, uses, stemmer):
         return NAMED
     if not subject:
         if gone & n.changed and not n.hedged and not gone & n.kept:
@@ -400,9 +401,16 @@ def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     if values & n.gone & (o_names | o.slots | o.initial) or \
             (not beyond and fresh and values & (o_names | n_names)):
         return NAMED
+    # A query word the earlier matched and the later lacks, where the later says a word of
+    # its own right before the subject they share, makes the later another thing ("the
+    # admin API moved to port 9000" is no news of the public API's port): see below.
+    other = bool((set(old.matched) & o.words) - set(new.matched) - uses - o.parts) \
+        and _sibling(n, o, subject, uses, stemmer)
     # A figure the change gives in the unit of one of the earlier's ("logs are kept for 30
     # days", later "log retention went up to 90 days"): the earlier figure is the old value.
     numbers = {y for y, _ in n.figures}
+    if other:
+        return None
     if any(same_unit(u, v, stemmer) and x != y and x not in numbers and x not in n.words
            for x, u in o.figures for y, v in n.changed_figures):
         return NAMED
@@ -426,7 +434,7 @@ def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     # was migrated to X" is no news of the Harbor *billing* service's port. It is another
     # where the later memory says a word of its own right beside the subject they share.
     if (set(old.matched) & o.words) - set(new.matched) - uses - o.ways - o.parts and \
-            _sibling(n, o, about - n_names, uses):
+            _sibling(n, o, about - n_names, uses, stemmer):
         return None
     # Flagged only on firmer ground: two subject words in common, or the question asks by
     # the very word that says how the earlier's value serves ("¿dónde corren los
@@ -441,7 +449,7 @@ def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
 
 
 def _refigured(o: Note, n: Note, asked: set[str], terms: set[str],
-               uses: frozenset[str]) -> bool:
+               uses: frozenset[str], stemmer: str) -> bool:
     """Whether the later ``n`` gives another number to a figure the earlier ``o`` numbered
     by name ("The staging Postgres listens on port 5433", later "Staging Postgres port is
     6432"), of the same thing: the question asks by the figure's name or by a word both
@@ -457,6 +465,9 @@ def _refigured(o: Note, n: Note, asked: set[str], terms: set[str],
             if (o.names - numbers) - n.words:  # another thing of the same kind
                 continue
             shared = (o.whole & n.whole) - numbers - uses - n.cues
+            if (asked & o.words) - n.words - uses and \
+                    _sibling(n, o, shared | {u}, uses, stemmer):
+                continue  # "the admin API moved to port 9000" after "the public API ..."
             if shared and (u in terms or shared & asked):
                 return True
     return False
@@ -486,7 +497,8 @@ def _restates(o: Note, n: Note, asked: set[str]) -> bool:
     return False
 
 
-def _sibling(n: Note, o: Note, subject: set[str], uses: frozenset[str]) -> bool:
+def _sibling(n: Note, o: Note, subject: set[str], uses: frozenset[str],
+             stemmer: str = "english") -> bool:
     """Whether ``n`` says, right before a ``subject`` word, a word of its own that ``o``
     lacks and that is neither a value, a word of change nor a verb of use: a word that
     makes the subject another thing ("search" in "the Harbor search service" against "the
@@ -497,7 +509,8 @@ def _sibling(n: Note, o: Note, subject: set[str], uses: frozenset[str]) -> bool:
         if t in subject and i > 0:
             w = seq[i - 1]
             if w not in o.words and w not in subject and w not in n.names and \
-                    w not in n.cues and w not in uses:
+                    w not in n.cues and w not in uses and not w.isdigit() and \
+                    w not in number_terms(stemmer):  # ("five hundred requests")
                 return True
     return False
 

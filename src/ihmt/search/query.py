@@ -128,9 +128,10 @@ class Searcher:
                                  successor=lambda i: self.timeline.outdated_by(i)
                                  or self.timeline.changed_by(i),
                                  now=not asks_about_past(base))
-            if lead_id is not None and hits and hits[0].id != lead_id:
-                # a later change moved above the version group's newest: the group does not
-                # decide this answer, the ordinary confidence does, and its flags go
+            if lead_id is not None and hits and (hits[0].id != lead_id or hits[0].outdated):
+                # a later change moved above the version group's newest, or flagged it: the
+                # group does not decide this answer, the ordinary confidence does, and its
+                # flags go
                 grouped = value = None
                 _unflag(hits, before)
         result.hits = scoped.in_scope_first(hits)
@@ -363,8 +364,10 @@ def _unflag(hits: list[Hit], before: dict[str, tuple[bool, list[str]]]) -> None:
         if h.id not in before:
             continue
         was, notes = before[h.id]
-        h.notices = [n for n in h.notices if n in notes or not n.startswith("possibly ")]
-        h.outdated = was or any(n.startswith("changed by a later memory") for n in h.notices)
+        h.notices = [n for n in h.notices if n in notes
+                     or not n.startswith("possibly outdated")]
+        h.outdated = was or any(n.startswith(("changed by a later memory", "possibly changed",
+                                              "changed back")) for n in h.notices)
 
 
 def _hits(d: Descent, loader: Callable[[Hit], str], cands: list | None = None) -> list[Hit]:

@@ -20,6 +20,7 @@ from .values import (
     mixed,
     preview,
     random_looking,
+    said_stand_in,
     switch_rate,
     variable_reference,
 )
@@ -59,6 +60,9 @@ _TEMPLATE = lazy(r"\$\{|\$\(|\{\{|\{%|%\(|^%\w+%$|^[{<(\[]|^[\w.]+\(|\)$")
 _CAP_WORD = lazy(r"[A-Z][a-z]")
 _HUMP = lazy(r"(?<=[a-z0-9])(?=[A-Z])")
 _PUBLIC_NAME = lazy(r"(?i)public|publishable")
+# Tokens that page through a listing or resume a sync: cursors, not credentials.
+_PAGING_NAME = lazy(r"(?i)page[_\-]?token|continuation[_\-]?token|(?:^|[_\-])next[_\-]?token|"
+                    r"sync[_\-]?token|cursor")
 # A key that is one part of a colon-separated name (`arn:aws:secretsmanager:...:secret:x`,
 # `urn:...:token:...`): the resource's name, not a value given to it.
 NAME_PATH = lazy(r"(?i)(?:^|[\s\"'`(=])(?:arn|urn):[^\s\"'`]*$")
@@ -80,6 +84,8 @@ def secret_key_name(key: str) -> bool:
     (``apiSecret``, ``PrivateKey``) read as its words."""
     if _PUBLIC_NAME.search(key):
         return False  # publicKeyToken, public_key, NEXT_PUBLIC_*: public by their name
+    if _PAGING_NAME.search(_HUMP.sub("_", key)):
+        return False  # next_page_token, nextPageToken: a cursor into a listing
     return bool(_SECRET_KEY_NAME.search(key) or _SECRET_KEY_NAME.search(_HUMP.sub("_", key)))
 
 
@@ -226,6 +232,8 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
     if weak and not (random_looking(value) or len(value) >= 32 and mixed(value)
                      and _HEX_VALUE.fullmatch(value)):
         return None  # a routing key may be a name (`orders.created`): only a random one
+    if said_stand_in(text, value, end):
+        return None  # `password: admin  # the demo image's default`: said to be a stand-in
     shown = key + sep.strip()[:1]
     return kind, start, end, shown + preview(value)
 

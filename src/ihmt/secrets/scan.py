@@ -39,6 +39,8 @@ def _public_spans(text: str) -> list[tuple[int, int]]:
         spans += [m.span() for m in shapes.DATA_URI.finditer(text)]
     if "\n" in text:
         spans += [m.span() for m in shapes.WRAPPED_B64.finditer(text)]
+    if "begin" in text:
+        spans += [m.span() for m in shapes.UUENCODED.finditer(text)]
     if "eyJ" in text:  # a JWT public by its role: none of its parts is a token either
         spans += [m.span() for m in shapes.JWT.finditer(text) if not shapes.private_jwt(m[0])]
     return spans
@@ -105,7 +107,7 @@ def _candidates(text: str) -> Iterator[tuple[int, str, int, int, str]]:
         tok = m.group(0)
         start = m.start() + len(tok) - len(tok.lstrip("/"))  # `ipfs://Qm...`: not the slashes
         tok = tok.lstrip("/")
-        if random_token(tok, text[max(0, start - 200): start], text[m.end(): m.end() + 40]):
+        if random_token(tok, text[max(0, start - 200): start], text[m.end(): m.end() + 120]):
             yield base + len(context.RULES), "high_entropy", start, m.end(), preview(tok)
 
 

@@ -83,6 +83,9 @@ def _candidates(text: str) -> Iterator[tuple[int, str, int, int, str]]:
             if not shapes.PEM_BODY.match(text, header_end):
                 continue  # the marker alone, as in code that looks for it
             yield 0, "private_key", m.start(), m.end(), text[m.start(): header_end] + "…"
+    if "OpenVPN Static key" in text:  # a shared key for tls-auth: private, in its own block
+        for m in shapes.OPENVPN_KEY.finditer(text):
+            yield 0, "private_key", m.start(1), m.end(1), "OpenVPN Static key…"
     for i, shape in shapes.SCANNED:
         if shape.needles and not any(n in text for n in shape.needles):
             continue

@@ -314,6 +314,9 @@ PRIVATE_KEY = lazy(
     r"(?:.*?-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|.*\Z)",
     re.DOTALL,
 )
+# OpenVPN's static key (tls-auth, tls-crypt): 2048 bits in hex lines between its markers.
+OPENVPN_KEY = lazy(r"-----BEGIN OpenVPN Static key V\d-----\s*\n([0-9a-fA-F\s]{64,4096}?)\s*"
+                   r"-----END OpenVPN Static key V\d-----")
 # A PEM body: optional `Name: value` header lines, then base64.
 PEM_BODY = lazy(r"(?:\s|\\[nr])*(?:[A-Za-z\-]+:[^\n]*\n\s*)*[A-Za-z0-9+/=]{16}")
 

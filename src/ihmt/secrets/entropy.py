@@ -204,6 +204,8 @@ def random_token(tok: str, before: str, after: str) -> bool:
     if not (has_lower and has_upper and digits >= 1):
         return False
     threshold = min(4.5, 0.82 * math.log2(len(core)) + 0.3)
+    if _CAPABILITY_PATH.search(before[-40:]):
+        threshold = min(threshold, 4.0)  # `/invite/<token>`: the path says what it is
     if entropy(core) < threshold or switch_rate(core) < 0.42:
         return False
     return not decodes_to_text(core)

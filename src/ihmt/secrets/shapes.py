@@ -241,6 +241,18 @@ SHAPES: tuple[Shape, ...] = (
                               r"/IncomingWebhook/[A-Za-z0-9\-]{16,}(?:/[A-Za-z0-9\-]{16,})*"),
           lambda v: v[: v.find("/", 8) + 1], needles=(".webhook.office.com/", "outlook.office"),
           scan=True),
+    # URLs whose path carries the key: Zapier's catch hooks, IFTTT's Maker key, Alchemy and
+    # Infura RPC endpoints.
+    Shape("webhook", _c(r"https://hooks\.zapier\.com/hooks/catch/\d+/[A-Za-z0-9]{5,}"),
+          lambda v: v[: v.rfind("/") + 1], check=lambda v: not _filler_path(v),
+          needles=("hooks.zapier.com/",), scan=True),
+    Shape("webhook", _c(r"https://maker\.ifttt\.com/(?:trigger/[\w\-]+/(?:json/)?)?with/key/"
+                        r"[A-Za-z0-9_\-]{16,}"), lambda v: v[: v.rfind("/") + 1],
+          check=lambda v: not _filler_path(v), needles=("maker.ifttt.com/",), scan=True),
+    Shape("credential", _c(r"https://[\w\-]+\.(?:g\.alchemy\.com|alchemyapi\.io)/v2/"
+                           r"[A-Za-z0-9_\-]{24,}|https://[\w\-]+\.infura\.io/v3/[0-9a-f]{32}"),
+          lambda v: v[: v.rfind("/") + 1], check=lambda v: not _filler_path(v),
+          needles=("alchemy", ".infura.io/"), scan=True),
     Shape("slack_token", _c(r"xox[abposre]-[0-9]{6,}-[A-Za-z0-9\-]{8,}" + _END), _lit(5)),
     Shape("slack_token", _c(r"xapp-\d-[A-Z0-9]{9,}-\d+-[a-z0-9]{32,}" + _END), _lit(5)),
     Shape("slack_token", _c(r"xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{60,}" + _END), _upto("-"),

@@ -383,8 +383,9 @@ def files(text: str, low: str) -> Iterator[Found]:
                 yield "password", m.start(1), m.end(1), "pgpass " + preview(value)
     if 'value="' in low:
         for m in _XML_VALUE.finditer(low):
-            if not _XML_KEY.search(low, max(0, m.start() - 120), m.start()):
-                continue
+            key = _XML_KEY.search(low, max(0, m.start() - 120), m.start())
+            if not key or "csrf" in key.group(0) or "xsrf" in key.group(0):
+                continue  # an anti-forgery token: per request, not a credential
             value = text[m.start(1): m.end(1)]
             if (not is_placeholder(value) and not variable_reference(value)
                     and not value.startswith(("{", "%"))):

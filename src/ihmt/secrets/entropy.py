@@ -93,7 +93,7 @@ _CIPHER_LINES = lazy(r"(?i)ciphertext|\.enc\b|encrypted[ _\-]?(?:data|value|blob
                      r"payload|credentials)")
 # Ids of objects that a payment provider puts in URLs and events (`cs_live_...`, a
 # checkout session): live or test, like its keys, but only `sk_`/`rk_` ones are secret.
-_OBJECT_ID = lazy(r"([a-z]{1,8})_(?:live|test)_")
+_OBJECT_ID = lazy(r"(?:^|/)([a-z]{1,8})_(?:live|test)_")
 # An X.509 certificate in DER, base64-encoded: SEQUENCE, SEQUENCE, then version 3 and the
 # serial (`MIIDWjCCAkKgAwIBAgI...`), however it is wrapped (XML, JSON, a bare line).
 _CERTIFICATE = lazy(r"MII[A-Za-z0-9+/]{3}CCA[A-Za-z0-9+/]{2}gAwIBAgI")
@@ -157,7 +157,7 @@ def random_token(tok: str, before: str, after: str) -> bool:
         return False  # `SHA256:/H6NE...`, `h1:/XFQ...`: base64 that starts with a slash
     if _ALGORITHM.match(core) or is_placeholder(core):
         return False  # a hash named by its algorithm; a stand-in (`...EXAMPLEKEY`)
-    obj = _OBJECT_ID.match(core)
+    obj = _OBJECT_ID.search(core)
     if (obj is not None and obj.group(1) not in ("sk", "rk")) or _CERTIFICATE.match(core):
         return False  # `cs_live_...`: an object's id; a certificate's DER
     label = _ID_BEFORE.search(before[-40:])

@@ -8,8 +8,9 @@ before reading the rules and not to be tuned on, and :mod:`bench.secrets_third` 
 ``"third"``) one written after the fixes and measured once; :mod:`bench.secrets_fourth`
 (split ``"fourth"``) is a fourth, with its own generator, written before its first measure
 and before the third set's misses were read; :mod:`bench.secrets_fifth` (split ``"fifth"``)
-a fifth, and :mod:`bench.secrets_sixth` (split ``"sixth"``) a sixth, each written the same
-way before its first measure. Each was fixed against after that first measure
+a fifth, :mod:`bench.secrets_sixth` (split ``"sixth"``) a sixth and
+:mod:`bench.secrets_seventh` (split ``"seventh"``) a seventh, each written the same way
+before its first measure. Each was fixed against after that first measure
 (BENCHMARKS.md and RELIABILITY.md keep the blind figures). A secret is *caught* when the findings cover every character of its value (what masking removes); an
 ordinary note is a *false positive* when it yields any finding at all.
 
@@ -31,6 +32,7 @@ from bench import (
     secrets_fifth,
     secrets_fourth,
     secrets_fresh,
+    secrets_seventh,
     secrets_sixth,
     secrets_third,
 )
@@ -91,6 +93,7 @@ def evaluate(seed: int = secrets_corpus.SEED) -> dict[str, Any]:
         secrets_fourth.SPLIT: evaluate_split(secrets_fourth.fourth_cases, 31),
         secrets_fifth.SPLIT: evaluate_split(secrets_fifth.fifth_cases, 37),
         secrets_sixth.SPLIT: evaluate_split(secrets_sixth.sixth_cases, 41),
+        secrets_seventh.SPLIT: evaluate_split(secrets_seventh.seventh_cases, 43),
     }
 
 
@@ -196,6 +199,7 @@ def _table(r: dict[str, Any]) -> str:
     lines += _split_lines("fourth", "tuned on after its blind measure", r[secrets_fourth.SPLIT])
     lines += _split_lines("fifth", "written blind, issue 23 item 6", r[secrets_fifth.SPLIT])
     lines += _split_lines("sixth", "tuned on after its blind measure", r[secrets_sixth.SPLIT])
+    lines += _split_lines("seventh", "written blind, measured once", r[secrets_seventh.SPLIT])
     c = r["cost"]
     lines.append(f"cost: {c['detect_ms_per_kb']:.3f} ms/KB over {c['kb']} KB; baseline "
                  f"term_counts {c['baseline_term_counts_ms_per_kb']:.3f} ms/KB "

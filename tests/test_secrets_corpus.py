@@ -70,3 +70,15 @@ def test_the_sixth_split_is_big_varied_and_well_marked() -> None:
     assert not any(c.spans for c in ordinary)
     assert not any(m in c.text for c in secrets + ordinary for m in "«»‹›")
     assert sixth_cases() == sixth_cases() and sixth_cases(1) != sixth_cases()
+
+
+def test_the_seventh_split_is_big_varied_and_well_marked() -> None:
+    from bench.secrets_seventh import seventh_cases
+
+    secrets, ordinary = seventh_cases()
+    assert len(secrets) >= 300 and len({c.kind for c in secrets}) >= 200
+    assert len(ordinary) >= 700 and len({c.kind for c in ordinary}) >= 15
+    assert all(c.spans and all(e > s for s, e in c.spans) for c in secrets)
+    assert not any(c.spans for c in ordinary)
+    assert not any(m in c.text for c in secrets + ordinary for m in "«»‹›⦃⦄⟨⟩")
+    assert seventh_cases() == seventh_cases() and seventh_cases(1) != seventh_cases()

@@ -20,6 +20,7 @@ from .values import (
     mixed,
     preview,
     random_looking,
+    said_stand_in,
     switch_rate,
     variable_reference,
 )
@@ -34,7 +35,7 @@ KEYWORD = lazy(r"pass(?:word|wd|phrase)?|pwd|psk|secret|key|token|credential|aut
 _SECRET_KEY_NAME = lazy(
     r"pass(?:word|wd|phrase)$|(?:^|[_.\-])(?:pass|pwd|psk|secret|"
     r"(?:secret|api|access|private|signing|encryption|master|account|auth|client|app|"
-    r"license|storage|service|admin|root|shared|webhook)[_\-]?key|apikey|authtoken|"
+    r"license|storage|service|admin|root|shared|webhook|deploy)[_\-]?key|apikey|authtoken|"
     r"(?:auth|access|refresh|bearer|session|api|bot|id|app|user|admin|deploy|service|"
     r"personal|oauth|github|gitlab|slack|vault|npm|pypi)?[_\-]?token|credentials?|auth)$",
     re.IGNORECASE,
@@ -42,7 +43,8 @@ _SECRET_KEY_NAME = lazy(
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 # Group 1: separator, 2: quote, 3: quoted value, 4: bare value.
 _ASSIGN_TAIL = lazy(
-    r"[\"']?\]?([ \t]*(?::[ \t]*[A-Za-z_][A-Za-z0-9_\[\], |.]{0,40}?[ \t]*=|:=|=>|=|:)(?!=)[ \t]*)"
+    r"[\"']?\]?([ \t]*(?::[ \t]*[A-Za-z_][A-Za-z0-9_\[\], |.]{0,40}?[ \t]*=(?=[ \t\"'`])|:=|=>|=|:)"
+    r"(?!=)[ \t]*)"
     r"(?:([\"'`])([^\"'`\n\r]{1,4096})\2|([^\s\"'`,;)\]}=]{1,4096}={0,2}))"
 )
 _PASSWORD_KEY = lazy(r"(?i)pass(?:word|wd|phrase)?|pwd|psk")
@@ -59,6 +61,11 @@ _TEMPLATE = lazy(r"\$\{|\$\(|\{\{|\{%|%\(|^%\w+%$|^[{<(\[]|^[\w.]+\(|\)$")
 _CAP_WORD = lazy(r"[A-Z][a-z]")
 _HUMP = lazy(r"(?<=[a-z0-9])(?=[A-Z])")
 _PUBLIC_NAME = lazy(r"(?i)public|publishable")
+# What may stand before a YAML key on its line: a list dash, a namespace (`app:dbPassword`).
+_YAML_LEAD = lazy(r"-?|[\w.\-]+:")
+# Tokens that page through a listing or resume a sync: cursors, not credentials.
+_PAGING_NAME = lazy(r"(?i)page[_\-]?token|continuation[_\-]?token|(?:^|[_\-])next[_\-]?token|"
+                    r"sync[_\-]?token|cursor")
 # A key that is one part of a colon-separated name (`arn:aws:secretsmanager:...:secret:x`,
 # `urn:...:token:...`): the resource's name, not a value given to it.
 NAME_PATH = lazy(r"(?i)(?:^|[\s\"'`(=])(?:arn|urn):[^\s\"'`]*$")
@@ -80,6 +87,8 @@ def secret_key_name(key: str) -> bool:
     (``apiSecret``, ``PrivateKey``) read as its words."""
     if _PUBLIC_NAME.search(key):
         return False  # publicKeyToken, public_key, NEXT_PUBLIC_*: public by their name
+    if _PAGING_NAME.search(_HUMP.sub("_", key)):
+        return False  # next_page_token, nextPageToken: a cursor into a listing
     return bool(_SECRET_KEY_NAME.search(key) or _SECRET_KEY_NAME.search(_HUMP.sub("_", key)))
 
 
@@ -168,7 +177,9 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
         whole_line = False
         if text[kw_end - len(key) - 1: kw_end - len(key)] in ("?", "&"):
             value = value.split("&", 1)[0]  # a URL query: `&` starts the next parameter
-        elif sep == "=" and _line_lead(text, kw_end - len(key)) in ("", "export"):
+        elif (sep == "=" and _line_lead(text, kw_end - len(key)) in ("", "export")
+              or sep.strip() == ":" and password
+              and _YAML_LEAD.fullmatch(_line_lead(text, kw_end - len(key)))):
             if password:
                 grouped = _APP_GROUPS.match(text, start)
                 if grouped is not None and app_password(grouped.group(1)):
@@ -188,7 +199,8 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
             return None  # a call, an index, a template, an env reference
         key_start = kw_end - len(key)
         q = text[key_start - 1: key_start] if key_start > 0 else ""
-        if q in ("'", '"') and text[end: end + 1] == q and sep == sep.strip():
+        if (q in ("'", '"') and text[end: end + 1] == q and sep == sep.strip()
+                and not (sep == "=" and password and random_looking(value))):
             return None  # "passwd:gecos": one string literal, not an assignment
         if IDENT_CHAIN.fullmatch(value) and not random_looking(value) and not (
                 password and _mixed_convention(value)):
@@ -226,6 +238,8 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
     if weak and not (random_looking(value) or len(value) >= 32 and mixed(value)
                      and _HEX_VALUE.fullmatch(value)):
         return None  # a routing key may be a name (`orders.created`): only a random one
+    if said_stand_in(text, value, end):
+        return None  # `password: admin  # the demo image's default`: said to be a stand-in
     shown = key + sep.strip()[:1]
     return kind, start, end, shown + preview(value)
 

@@ -209,7 +209,7 @@ _SHORT_FLAG = lazy(r"-([pPawt])([ \t]*)([\"'][^\"'\n]{1,200}[\"']|[^\s\"'`|;&<>]
 _SHORT_TOOLS = {
     ("p", True): lazy(r"\b(?:sshpass|docker login|podman login|helm registry login|"
                       r"mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|"
-                      r"rabbitmqadmin|influx)\b"),
+                      r"rabbitmqadmin|influx|cqlsh)\b"),
     ("p", False): lazy(r"\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|mysqlimport|"
                        r"7z|7za|7zz|rar|unrar)\b"),
     ("P", True): lazy(r"\b(?:sqlcmd|bcp|osql|isql|ipmitool|zip|unzip|vncpasswd)\b"),
@@ -237,7 +237,7 @@ _CONFIG_SET = lazy(r"config[ \t]+(?:set[ \t]+|(?:--[a-z]+[ \t]+)+)"
 # `snyk auth VALUE`, `vault login VALUE`: a CLI's auth subcommand given the token itself.
 _AUTH_VALUE = lazy(r"[ \t]+([A-Za-z0-9][A-Za-z0-9_\-.]{15,200})(?![^\s|;&<>])")
 _CURL_USER = lazy(
-    r"(?:-u|--user|--proxy-user|-U)[ \t=]*[\"']?([^\s:\"'`]{1,128}):([^\s\"'`]{1,200})")
+    r"(?:-u|--user|--proxy-user|-U|-a|--auth)[ \t=]*[\"']?([^\s:\"'`]{1,128}):([^\s\"'`]{1,200})")
 _ADD_TOKEN = lazy(r"(?:add-authtoken|login --with-token|set-token|auth init -t)"
                         r"[ \t]+([^\s\"'|;&<>-][^\s\"'|;&<>]{7,200})")
 
@@ -383,8 +383,9 @@ def files(text: str, low: str) -> Iterator[Found]:
                 yield "password", m.start(1), m.end(1), "pgpass " + preview(value)
     if 'value="' in low:
         for m in _XML_VALUE.finditer(low):
-            if not _XML_KEY.search(low, max(0, m.start() - 120), m.start()):
-                continue
+            key = _XML_KEY.search(low, max(0, m.start() - 120), m.start())
+            if not key or "csrf" in key.group(0) or "xsrf" in key.group(0):
+                continue  # an anti-forgery token: per request, not a credential
             value = text[m.start(1): m.end(1)]
             if (not is_placeholder(value) and not variable_reference(value)
                     and not value.startswith(("{", "%"))):

@@ -37,10 +37,17 @@ _HASH_CONTEXT = lazy(
 _PUBLIC_BEFORE = lazy(
     r"(?i)(?:sha\d+[:\-]|h1:|integrity\W*|base64,|ipfs://|/ipfs/|"
     r"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+|"
-    r"public[_ \-]?key\W{0,4}|pubkey\W{0,4}|peer\W{0,3}|recipient\W{0,3}|\bpk\.|"
+    r"public[_ \-]?key(?:[ \t]*\([^()\n]{0,40}\))?\W{0,4}|pubkey\W{0,4}|peer\W{0,3}|"
+    r"recipient\W{0,3}|\bpk\.|\betag\W{0,4}(?:W/)?\"?|"
     r"public key[^\n]{0,30}\r?\n[ \t]*|\baddress(?:es)?\W{0,4}|"
     r"(?:site|publishable)[_ \-]?key\W{0,4}|\bpublic\)?[ \t]*(?:is|=|:)?[ \t]*|"
     r"(?:checksum|digest|hash)[\w\-]*[\"']?\s*[:=]\s*[\"']?|"
+    r"sha\d+[\"']?[ \t]*[:=][ \t]*[\"']?|signature(?:-\d+)?[\"']?[ \t]*[:=][ \t]*[\"']?(?:v\d+,)?|"
+    r"(?:captcha|turnstile)[\w\-]*[\"']?[ \t]*[:=][ \t]*[\"']?|"
+    r"(?:csrf|xsrf)[\w\-]*[\"']?(?:[ \t]*[:=][ \t]*|\s+(?:content|value)=)[\"']?|"
+    r"(?:payload|body|message|bytes)[ \t]*\(?base64\)?[ \t]*[:=][ \t]*|"
+    r"(?:page|continuation|sync)[_\-]?token[\"']?[ \t]*[:=][ \t]*[\"']?|"
+    r"cursor[\"']?[ \t]*[:=][ \t]*[\"']?|ciphertext\w*\W{0,4}|\bsecure[\"']?[ \t]*:[ \t]*[\"']?|"
     r"\"(?:n|e|x|y|kid|x5t(?:#s256)?|x5c)\"\s*:\s*\[?\s*\")$")
 # A hash named by its algorithm, in the token itself (`sha256-...` in SRI and nix,
 # `sha256/...` in certificate pins).
@@ -59,6 +66,8 @@ def _in_url_path(before: str) -> bool:
     document ids and file names, not credentials (those sit in the query or the user
     part, or have a provider's shape)."""
     word = re.split(r"[\s\"'<>()\[\]]", before)[-1]
+    if _CAPABILITY_PATH.search(word):
+        return False
     return "://" in word and "?" not in word and "#" not in word and bool(
         _URL_START.search(word)) and word.count("/") >= 3
 
@@ -77,7 +86,21 @@ _QUERY_PARAM = lazy(r"[?&;#]([A-Za-z0-9_.\-\[\]]*)=$")
 _PER_REQUEST_PARAM = lazy(r"(?i)state|nonce|code_challenge(?:_method)?")
 # A comment on the same line that says the key is public by design.
 _SAID_PUBLIC = lazy(r"(?i)search[ \-]only|publishable|safe (?:in|for) the (?:browser|client|"
-                    r"front ?end)")
+                    r"front ?end)|public by design|(?:is|are) public\b")
+# A line, or the one before it, that says what follows is ciphertext: `--query
+# CiphertextBlob`, a `*.enc` file (Rails' encrypted credentials), an encrypted blob.
+_CIPHER_LINES = lazy(r"(?i)ciphertext|\.enc\b|encrypted[ _\-]?(?:data|value|blob|string|"
+                     r"payload|credentials)")
+# Ids of objects that a payment provider puts in URLs and events (`cs_live_...`, a
+# checkout session): live or test, like its keys, but only `sk_`/`rk_` ones are secret.
+_OBJECT_ID = lazy(r"(?:^|/)([a-z]{1,8})_(?:live|test)_")
+# An X.509 certificate in DER, base64-encoded: SEQUENCE, SEQUENCE, then version 3 and the
+# serial (`MIIDWjCCAkKgAwIBAgI...`), however it is wrapped (XML, JSON, a bare line).
+_CERTIFICATE = lazy(r"MII[A-Za-z0-9+/]{3}CCA[A-Za-z0-9+/]{2}gAwIBAgI")
+# Paths whose next segment is the capability itself: invitations, password resets, magic
+# links, a key given in the path (`/with/key/<key>`).
+_CAPABILITY_PATH = lazy(r"(?i)/(?:invite|invitation|join|reset|reset[_\-]password|magic|"
+                        r"magic[_\-]link|key|token)/$")
 _NEGATION = lazy(r"(?i)\bnot\b|\bnever\b|n't\b|\bno\b")
 
 
@@ -96,7 +119,9 @@ def id_in_url_query(before: str) -> bool:
     secret's: ``?list=<id>``, ``?v=<id>``, ``&ref=<id>``. Tokens in the query are judged by
     their parameter (``?sig=``, ``?access_token=`` are caught by their own rule)."""
     word = re.split(r"[\s\"'<>()\[\]]", before)[-1]
-    if "://" not in word and not (len(word) == len(before) and ("?" in word or "&" in word)):
+    request_path = word.startswith("/") and "?" in word  # `GET /authorize?...`
+    if "://" not in word and not request_path and not (
+            len(word) == len(before) and ("?" in word or "&" in word)):
         return False  # not in a URL (or in one longer than the window, cut before its `?`)
     param = _QUERY_PARAM.search(word)
     return param is not None and (not _SECRET_PARAM.search(param.group(1))
@@ -132,6 +157,9 @@ def random_token(tok: str, before: str, after: str) -> bool:
         return False  # `SHA256:/H6NE...`, `h1:/XFQ...`: base64 that starts with a slash
     if _ALGORITHM.match(core) or is_placeholder(core):
         return False  # a hash named by its algorithm; a stand-in (`...EXAMPLEKEY`)
+    obj = _OBJECT_ID.search(core)
+    if (obj is not None and obj.group(1) not in ("sk", "rk")) or _CERTIFICATE.match(core):
+        return False  # `cs_live_...`: an object's id; a certificate's DER
     label = _ID_BEFORE.search(before[-40:])
     if label is not None and (label.group(1) or "").lower() not in _SECRET_IDS:
         return False  # an identifier, named so (session and secret ids are not exempt)
@@ -142,6 +170,8 @@ def random_token(tok: str, before: str, after: str) -> bool:
     said = after.split("\n", 1)[0]
     if _SAID_PUBLIC.search(said) and not _NEGATION.search(said):
         return False  # `'<key>'); // search-only key, safe in the browser`
+    if _CIPHER_LINES.search("\n".join(before[-200:].rsplit("\n", 2)[-2:])):
+        return False  # ciphertext committed on purpose, said so on its line or the one before
     if published_record(before[-300:]) or encoded_file(core) or (
             before.endswith("/") and encoded_file("/" + core)):
         return False
@@ -174,6 +204,8 @@ def random_token(tok: str, before: str, after: str) -> bool:
     if not (has_lower and has_upper and digits >= 1):
         return False
     threshold = min(4.5, 0.82 * math.log2(len(core)) + 0.3)
+    if _CAPABILITY_PATH.search(before[-40:]):
+        threshold = min(threshold, 4.0)  # `/invite/<token>`: the path says what it is
     if entropy(core) < threshold or switch_rate(core) < 0.42:
         return False
     return not decodes_to_text(core)

@@ -85,9 +85,9 @@ def login_calls(text: str, low: str) -> Iterator[Found]:
 # ~/.vault_pass`: a literal that a command reads as its password, or that is written to a
 # file named for one.
 _ECHO = lazy(r"\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?" + _quoted(1) + r"[ \t]*(\||>>?)([^\n]*)")
-_READS_PASSWORD = lazy(r"--password-stdin|--pass(?:word)?-?stdin|\bsudo[ \t]+(?:-\w+[ \t]+)*-s\b|"
+_READS_PASSWORD = lazy(r"--password-stdin|--pass(?:word)?-?stdin|--passphrase-fd[ \t=]+0\b|\bsudo[ \t]+(?:-\w+[ \t]+)*-s\b|"
                        r"\bchpasswd\b|\bpasswd[ \t]+--stdin\b|\bkinit\b|--stdin-pass")
-_SECRET_FILE = lazy(r"^[ \t]*[^\s|;&]*(?:pass|pwd|secret|token|cred|\.key\b)")
+_SECRET_FILE = lazy(r"^[ \t]*[^\s|;&]*(?:pass|pwd|secret|token|cred|\.key\b|cookie\b)")
 
 
 def echoed(text: str, low: str) -> Iterator[Found]:
@@ -100,6 +100,29 @@ def echoed(text: str, low: str) -> Iterator[Found]:
         value, s = text[m.start(2): m.end(2)], m.start(2)
         if len(value) >= 6 and _password_literal(value, m.group(1)):
             yield "password", s, m.end(2), "echo " + preview(value)
+
+
+# ---------------------------------------------------------------------- directives
+# A setting named for a password given its value without `=` or `:`: a config directive
+# alone on its line (`requirepass X` in redis.conf, Gradle's `storePassword 'X'`), a
+# setter call (`.password("X")` in a builder), a pre-shared key (`: PSK "X"`, ipsec.secrets).
+_DIRECTIVE = lazy(r"(?m)^[ \t]*([A-Za-z_]*(?:pass(?:word|wd|phrase)?|secret)[A-Za-z_]*)[ \t]+"
+                  r"([\"']?)([^\s\"']{4,200})\2[ \t]*;?[ \t]*$", re.IGNORECASE)
+_SETTER = lazy(r"\.(?:password|passwd|passphrase|secret)[ \t]*\([ \t]*" + _quoted(1) + r"[ \t]*\)")
+_PSK = lazy(r":[ \t]*PSK[ \t]+" + _quoted(1))
+
+
+def directives(text: str, low: str) -> Iterator[Found]:
+    for m in in_lines(_DIRECTIVE, text, ("pass", "secret"), low):
+        value, s = m.group(3), m.start(3)
+        if _password_literal(value, m.group(2) or "'"):
+            yield "password", s, m.end(3), m.group(1) + " " + preview(value)
+    for rx, needle in ((_SETTER, "("), (_PSK, "psk")):
+        for m in in_lines(rx, text, (".password", ".passwd", ".passphrase", ".secret")
+                          if needle == "(" else (" psk ",), low):
+            value, s = m.group(2), m.start(2)
+            if _password_literal(value, m.group(1)):
+                yield "password", s, m.end(2), "…(" + preview(value) + ")"
 
 
 # ---------------------------------------------------------------------- Wi-Fi QR
@@ -215,5 +238,5 @@ def in_lines(rx: object, subject: str, needles: tuple[str, ...], low: str | None
             yield from rx.finditer(subject, s, e)  # type: ignore[attr-defined]
 
 
-RULES = (login_calls, echoed, wifi_qr, dsns, webhook_paths, keypair_bytes, paired_secrets,
+RULES = (login_calls, echoed, directives, wifi_qr, dsns, webhook_paths, keypair_bytes, paired_secrets,
          key_headers)

@@ -25,6 +25,7 @@ from .values import (
     mixed,
     preview,
     random_looking,
+    said_stand_in,
     starts_word,
     variable_reference,
 )
@@ -55,6 +56,10 @@ _CONNECT = lazy(
 # "I changed the root password on nas01 to ...", "le cambié la clave a ...": `to` joins
 # the key to its value only after a verb of change earlier in the sentence.
 _TO = lazy(r"(?:\s+(?:for|of|at|on|in|del|de|para)\s[^\n.;!?:=]{0,40}?)?\s+(?:to|a)\s+")
+# A program's prompt for a password, answered unseen: what follows on the next line is the
+# program's next output.
+_PROMPT = lazy(r"(?:^|\n)[ \t]*(?:enter|re-?enter|retype|confirm|verify)[ \t]+(?:the[ \t]+|your[ \t]+|"
+               r"new[ \t]+|pem[ \t]+)*$")
 _CHANGE_VERB = lazy(
     r"\b(?:chang(?:e|ed|ing)|set(?:ting)?|reset|updated?|rotated?|switched|cambi(?:é|e|ó|o|amos|"
     r"ar|ado)|pus(?:e|imos|o)|pongo)\b")
@@ -83,6 +88,9 @@ def prose(text: str, low: str) -> Iterator[Found]:
         pos = m.end()
         changed = _changed_before(low, m.start())
         c = _CONNECT.match(low, pos)
+        if c is not None and "\n" in low[pos: c.end()] and _PROMPT.search(
+                low, max(0, m.start() - 30), m.start()):
+            continue  # "Enter password:" then the next line: a terminal does not echo it
         if c is None and changed:
             c = _TO.match(low, pos)
         if c is None and low.startswith(" (", pos):
@@ -96,7 +104,7 @@ def prose(text: str, low: str) -> Iterator[Found]:
             t = _TO.match(low, pos)
             if t is not None and t.end() != c.end():
                 found = _value_after(text, key, t.end(), True)
-        if found is None:
+        if found is None or said_stand_in(text, text[found[1]: found[2]], found[2]):
             continue
         yield found
         if _names_codes(key):

@@ -39,6 +39,8 @@ def _public_spans(text: str) -> list[tuple[int, int]]:
         spans += [m.span() for m in shapes.DATA_URI.finditer(text)]
     if "\n" in text:
         spans += [m.span() for m in shapes.WRAPPED_B64.finditer(text)]
+    if "begin" in text:
+        spans += [m.span() for m in shapes.UUENCODED.finditer(text)]
     if "eyJ" in text:  # a JWT public by its role: none of its parts is a token either
         spans += [m.span() for m in shapes.JWT.finditer(text) if not shapes.private_jwt(m[0])]
     return spans
@@ -81,6 +83,9 @@ def _candidates(text: str) -> Iterator[tuple[int, str, int, int, str]]:
             if not shapes.PEM_BODY.match(text, header_end):
                 continue  # the marker alone, as in code that looks for it
             yield 0, "private_key", m.start(), m.end(), text[m.start(): header_end] + "…"
+    if "OpenVPN Static key" in text:  # a shared key for tls-auth: private, in its own block
+        for m in shapes.OPENVPN_KEY.finditer(text):
+            yield 0, "private_key", m.start(1), m.end(1), "OpenVPN Static key…"
     for i, shape in shapes.SCANNED:
         if shape.needles and not any(n in text for n in shape.needles):
             continue
@@ -105,7 +110,7 @@ def _candidates(text: str) -> Iterator[tuple[int, str, int, int, str]]:
         tok = m.group(0)
         start = m.start() + len(tok) - len(tok.lstrip("/"))  # `ipfs://Qm...`: not the slashes
         tok = tok.lstrip("/")
-        if random_token(tok, text[max(0, start - 200): start], text[m.end(): m.end() + 40]):
+        if random_token(tok, text[max(0, start - 200): start], text[m.end(): m.end() + 120]):
             yield base + len(context.RULES), "high_entropy", start, m.end(), preview(tok)
 
 

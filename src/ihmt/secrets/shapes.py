@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..lazy_re import lazy
-from .values import b64_decoded, mixed
+from .values import b64_decoded, is_placeholder, mixed
 
 _END = r"(?![A-Za-z0-9_\-])"
 _END_ALNUM = r"(?![A-Za-z0-9_])"
@@ -42,6 +42,11 @@ class Shape:
                 object.__setattr__(self, "needles", (lit,))
         if not self.needles or self.back or self.lead is not None or self.group:
             object.__setattr__(self, "scan", True)
+
+
+def _filler_path(url: str) -> bool:
+    """A webhook URL from documentation: its last segment is filler (`XXXX...`, `0000...`)."""
+    return is_placeholder(url.rsplit("/", 1)[-1])
 
 
 def literal_prefix(pattern: str) -> str:
@@ -229,13 +234,25 @@ SHAPES: tuple[Shape, ...] = (
     Shape("gitlab_token", _c(r"GR1348941[A-Za-z0-9_\-]{20,}" + _END), _lit(9), check=mixed),
     Shape("slack_webhook", _c(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/"
                               r"[A-Za-z0-9]{6,}/[A-Za-z0-9]{6,}/[A-Za-z0-9]{16,}"),
-          lambda v: v[: v.rfind("/") + 1], scan=True),
+          lambda v: v[: v.rfind("/") + 1], check=lambda v: not _filler_path(v), scan=True),
     # Microsoft Teams incoming webhooks (Office 365 connectors): the path is the credential.
     Shape("teams_webhook", _c(r"https://(?:[A-Za-z0-9\-]+\.webhook\.office\.com/webhookb2|"
                               r"outlook\.office(?:365)?\.com/webhook)/[A-Za-z0-9@\-]{20,}"
                               r"/IncomingWebhook/[A-Za-z0-9\-]{16,}(?:/[A-Za-z0-9\-]{16,})*"),
           lambda v: v[: v.find("/", 8) + 1], needles=(".webhook.office.com/", "outlook.office"),
           scan=True),
+    # URLs whose path carries the key: Zapier's catch hooks, IFTTT's Maker key, Alchemy and
+    # Infura RPC endpoints.
+    Shape("webhook", _c(r"https://hooks\.zapier\.com/hooks/catch/\d+/[A-Za-z0-9]{5,}"),
+          lambda v: v[: v.rfind("/") + 1], check=lambda v: not _filler_path(v),
+          needles=("hooks.zapier.com/",), scan=True),
+    Shape("webhook", _c(r"https://maker\.ifttt\.com/(?:trigger/[\w\-]+/(?:json/)?)?with/key/"
+                        r"[A-Za-z0-9_\-]{16,}"), lambda v: v[: v.rfind("/") + 1],
+          check=lambda v: not _filler_path(v), needles=("maker.ifttt.com/",), scan=True),
+    Shape("credential", _c(r"https://[\w\-]+\.(?:g\.alchemy\.com|alchemyapi\.io)/v2/"
+                           r"[A-Za-z0-9_\-]{24,}|https://[\w\-]+\.infura\.io/v3/[0-9a-f]{32}"),
+          lambda v: v[: v.rfind("/") + 1], check=lambda v: not _filler_path(v),
+          needles=("alchemy", ".infura.io/"), scan=True),
     Shape("slack_token", _c(r"xox[abposre]-[0-9]{6,}-[A-Za-z0-9\-]{8,}" + _END), _lit(5)),
     Shape("slack_token", _c(r"xapp-\d-[A-Z0-9]{9,}-\d+-[a-z0-9]{32,}" + _END), _lit(5)),
     Shape("slack_token", _c(r"xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{60,}" + _END), _upto("-"),
@@ -309,6 +326,9 @@ PRIVATE_KEY = lazy(
     r"(?:.*?-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|.*\Z)",
     re.DOTALL,
 )
+# OpenVPN's static key (tls-auth, tls-crypt): 2048 bits in hex lines between its markers.
+OPENVPN_KEY = lazy(r"-----BEGIN OpenVPN Static key V\d-----\s*\n([0-9a-fA-F\s]{64,4096}?)\s*"
+                   r"-----END OpenVPN Static key V\d-----")
 # A PEM body: optional `Name: value` header lines, then base64.
 PEM_BODY = lazy(r"(?:\s|\\[nr])*(?:[A-Za-z\-]+:[^\n]*\n\s*)*[A-Za-z0-9+/=]{16}")
 
@@ -326,5 +346,7 @@ DATA_URI = lazy(r"data:[\w.+\-]+/[\w.+\-]+(?:;[\w=\-]+)*;base64,[A-Za-z0-9+/=\s]
 SOPS_VALUE = lazy(r"ENC\[[A-Z0-9_]+,data:[^\[\]\n]*\]")
 SEALED_SECRET = lazy(r"(?m)^kind:[ \t]*SealedSecret\b")
 SEALED_DATA = lazy(r"(?m)^([ \t]*)encryptedData:[ \t]*\r?\n(?:\1[ \t]+[^\n]*(?:\n|$))+")
+# A uuencoded file (`begin 644 name` ... `end`, or `begin-base64`): an encoded file.
+UUENCODED = lazy(r"(?m)^begin(?:-base64)?[ \t]+[0-7]{3,4}[ \t]+[^\n]{1,200}\n(?:[^\n]{0,90}\n){1,4000}?end$")
 WRAPPED_B64 = lazy(r"(?m)(?:^[ \t]*[A-Za-z0-9+/]{60,}={0,2}[ \t]*\r?\n){2,}"
                          r"[ \t]*[A-Za-z0-9+/]{4,}={0,2}[ \t]*$")

@@ -43,7 +43,8 @@ _PLACEHOLDER_RE = lazy(
       | (?:os\.)?(?:environ|getenv)\b.*          # os.environ[...], os.getenv(...)
       | process\.env\b.* | ENV\[.* | env\(.*     # node, ruby, laravel
       | \[?redacted\b.* | \[?masked\b.* | \[hidden\]   # already redacted or masked
-      | your[_\- ].* | .*[_\-]here               # your_password, API_KEY_HERE
+      | \[?your[_\- ].* | .*[_\-]here            # your_password, [YOUR KEY], API_KEY_HERE
+      | .*\breplace[_\-]?me\b.*                  # replace-me-in-production
       | (?:x+|\*+|\.+|…+|•+|\#+|-+|_+|0+|1234(?:5678?)?)  # xxx, ***, ..., 0000
     )$""",
     re.IGNORECASE | re.VERBOSE,
@@ -73,6 +74,18 @@ def is_placeholder(value: str) -> bool:
         if top in _FILLER and n * 2 >= len(v):
             return True
     return False
+
+
+# A comment after a value, on its line, that says it stands in for the real one.
+_SAID_STAND_IN = lazy(r"(?i)[\"'`]?[ \t]*(?:#|//|--|;)[^\n]{0,120}?\b(?:placeholder|sample|example|"
+                      r"dummy|fake|demo|default|throwaway|not (?:a )?real)\b")
+
+
+def said_stand_in(text: str, value: str, end: int) -> bool:
+    """True when a weak ``value`` ending at ``end`` is followed by a comment calling it a
+    placeholder, a sample or a default (`password: admin  # the demo image's default`). A
+    random value is judged by itself: a real key stays one whatever its comment says."""
+    return not random_looking(value) and _SAID_STAND_IN.match(text, end, end + 200) is not None
 
 
 # Values that are public by design although they look like keys: Stripe publishable keys,
@@ -208,7 +221,8 @@ _FILE_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"%PDF", b"PK\x03\x04", b"\
                b"wOF2", b"wOFF", b"RIFF", b"OggS", b"ID3", b"BM6", b"II*\x00", b"MM\x00*",
                b"\x00\x00\x00\x18ftyp", b"\x00\x00\x00\x20ftyp", b"\x00\x00\x01\x00",
                b"SQLite format", b"<?xml", b"<svg", b"<html", b"<!DOCTYPE", b"<samlp:", b"<saml:",
-               b"MSCF", b"7z\xbc\xaf", b"\xd0\xcf\x11\xe0", b"fLaC", b"\x1aE\xdf\xa3")
+               b"MSCF", b"7z\xbc\xaf", b"\xd0\xcf\x11\xe0", b"fLaC", b"\x1aE\xdf\xa3",
+               b"\x00asm")
 
 
 def encoded_file(value: str) -> bool:

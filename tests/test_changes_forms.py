@@ -311,3 +311,21 @@ def test_what_a_name_or_a_label_states() -> None:
     assert state("Note: rebooted the box twice before it came back") is None
     assert state("Is the build bot called marvin?") is None
     assert state("The build bot is not called marvin.") is None
+
+
+def test_a_later_change_among_the_answers_makes_the_first_unsure(tmp_path: Path) -> None:
+    # the later memory says the billing queue changed, not that its broker did: the rule
+    # cannot link them, so the first answer keeps its place, with a notice, and is not sure
+    old = "The billing queue uses RabbitMQ as its broker."
+    new = "We moved the billing queue off the old cluster last week; details in the runbook."
+    m = _store(tmp_path, (old, "2026-03-01"), (new, "2026-11-01"))
+    res = m.search("which broker does the billing queue use?")
+    assert res.best.text == old and res.status == "AMBIGUOUS", (res.status, res.best.text)
+    assert any(res.hits[1].id in n for n in res.best.notices), res.best.notices
+    # a later memory that keeps the value, or one about another thing, leaves it sure
+    for later in ("We moved the billing workers to a bigger node; the broker stays RabbitMQ.",
+                  "We moved the design review to Wednesdays."):
+        m2 = _store(tmp_path / later[:12].replace(" ", "_"), (old, "2026-03-01"),
+                    (later, "2026-11-01"))
+        res = m2.search("which broker does the billing queue use?")
+        assert res.best.text == old and res.status == "FOUND", (later, res.status)

@@ -78,7 +78,8 @@ class Hit:
     # re-ranks the hits afterwards (the semantic blend) keeps that one before this one.
     superseded_by: str | None = field(default=None, repr=False, compare=False)
     # A later memory put first because it may have changed the answer after it, on ground
-    # too weak to call it the answer (ihmt.search.changes): no FOUND answer.
+    # too weak to call it the answer, or a first answer that a later memory among the
+    # answers may have changed (ihmt.search.changes): no FOUND answer.
     unsettled: bool = field(default=False, repr=False, compare=False)
     _text: str | None = field(default=None, repr=False)
     _loader: Callable[[Hit], str] | None = field(default=None, repr=False, compare=False)

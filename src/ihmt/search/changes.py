@@ -234,6 +234,8 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
     if extra and out:
         _unsettled(out, [h for h in extra if h not in out], notes, when, terms, stemmer,
                    excerpt)
+    if out and now:
+        _doubted(out, notes, when, stemmer, excerpt)
     # A version moved up above what it changed may itself have been corrected since (by
     # a later memory here, or in the fact timeline): its correction comes first again.
     for h in [x for x in out if x.id in moved and x.outdated]:
@@ -325,6 +327,40 @@ def _unsettled(out: list[Hit], beyond: list[Hit], notes: dict[str, Note],
         h.matched = list(dict.fromkeys([*h.matched, *lead.matched]))
         h.unsettled = True
         _before(out, h, lead)
+        return
+
+
+def _doubted(out: list[Hit], notes: dict[str, Note], when: dict[str, tuple[str, str]],
+             stemmer: str, excerpt: Callable[[Hit], str]) -> None:
+    """The first answer, when a later memory among the answers says a change done of what
+    the question asked (a question word both matched, no verb of use) and the rule could
+    not link it to the first: the first keeps its place, with a notice naming the later
+    memory, and is marked :attr:`Hit.unsettled`, which no confidence turns into FOUND. Not
+    when the later one names the first's value as standing, or takes it up again."""
+    lead = out[0]
+    if lead.outdated or lead.unsettled or lead.id not in notes:
+        return
+    first = notes[lead.id]
+    uses = use_verbs(stemmer)
+    for h in out[1:WINDOW]:
+        n = notes.get(h.id)
+        if n is None or h.scope != lead.scope or not n.changed or n.hedged or n.kept or \
+                when[h.id] <= when[lead.id]:
+            continue
+        # (a name both hold is who or what they are about, not the thing asked: "Caroline"
+        # of two lines of one conversation)
+        shared = (set(h.matched) & set(lead.matched)) - uses - (first.names & n.names)
+        if not shared:
+            continue
+        if (set(lead.matched) & first.words) - n.words - uses and \
+                _sibling(n, first, (set(h.matched) & set(lead.matched)) - uses, uses, stemmer):
+            continue  # another thing of the same kind: "the admin API" for "the public API"
+        if (n.reverts & (first.values | first.slots)) or \
+                (first.values and first.values <= n.words - n.gone):
+            continue  # it says the first's value again, or as standing
+        lead.notices.append(f"a later memory may have changed this ({h.id}, "
+                            f"{h.date or 'undated'}): {excerpt(h)}")
+        lead.unsettled = True
         return
 
 

@@ -104,8 +104,8 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
         return
     if now and best.unsettled:
         result.status = "AMBIGUOUS"
-        result.message = ("the newest memory on this may have changed the answer after it "
-                          "(see its notice); check which holds now")
+        result.message = ("a later memory on this may have changed the answer (see the "
+                          "notice); check which holds now")
         return
     if now and best.outdated:
         # Whatever ranked it first, a memory a later one changed is no confident answer

@@ -329,3 +329,13 @@ def test_a_later_change_among_the_answers_makes_the_first_unsure(tmp_path: Path)
                     (later, "2026-11-01"))
         res = m2.search("which broker does the billing queue use?")
         assert res.best.text == old and res.status == "FOUND", (later, res.status)
+
+
+def test_the_forms_of_an_irregular_verb_are_one_word(tmp_path: Path) -> None:
+    assert expand(["keep"], "english") == {"kept": "keep"}
+    assert "went" in expand(["go"], "english")
+    m = _store(tmp_path, ("The nightly backups are kept on the NAS in the office.",
+                          "2026-03-01"))
+    res = m.search("where do we keep the nightly backups?")
+    assert res.status == "FOUND" and "NAS" in res.best.text, (res.status, res.message)
+    assert "keep" in res.best.matched and "kept" not in res.best.matched

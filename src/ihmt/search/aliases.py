@@ -1,5 +1,6 @@
 """Short forms and their long forms: "prod" is "production", "k8s" is "Kubernetes", "retro"
-is "retrospective", "repo" is "repositorio".
+is "retrospective", "repo" is "repositorio"; and the forms of an irregular verb: "kept" is
+"keep", "went" is "go".
 
 People write a thing short in one note and long in the next, or ask with the other form:
 "Migrated prod to PG 15" answers "which database does production run on?", and "Retros are
@@ -56,6 +57,17 @@ GROUPS: tuple[str, ...] = (
     "creds credentials credenciales",
     "gh github",
     "vm vms virtual-machine",
+    # the forms of an irregular English verb, which no stemmer joins ("where do we keep
+    # sessions?" for "sessions are kept in Redis"); not those that are other words too
+    # ("left", "found", "saw", "led", "lay")
+    "keep keeps kept", "send sends sent", "build builds built", "write writes wrote written",
+    "hold holds held", "pay pays paid", "buy buys bought", "sell sells sold",
+    "bring brings brought", "choose chooses chose chosen", "begin begins began begun",
+    "drive drives drove driven", "take takes took taken", "give gives gave given",
+    "go goes went gone", "run runs ran", "meet meets met", "speak speaks spoke spoken",
+    "teach teaches taught", "tell tells told", "eat eats ate eaten", "fly flies flew flown",
+    "get gets got gotten", "make makes made", "leave leaves", "lose loses lost",
+    "forget forgets forgot forgotten", "break breaks broke broken", "grow grows grew grown",
 )
 
 

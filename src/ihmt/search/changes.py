@@ -207,18 +207,9 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                          beyond=new.id in found)
             if kind is None:
                 continue
-            if kind == NAMED:
-                old.outdated = True
-                old.notices.append(f"changed by a later memory ({new.id}, "
-                                   f"{new.date or 'undated'}): {excerpt(new)}")
-                # The later version answers what the earlier one matched (as a correction
-                # does: ihmt.search.answer.corrections_first).
-                new.matched = list(dict.fromkeys([*new.matched, *old.matched]))
-            elif kind == POSSIBLY:
-                old.outdated = True
-                old.notices.append(f"possibly changed by a later memory ({new.id}, "
-                                   f"{new.date or 'undated'}): {excerpt(new)}")
-                new.matched = list(dict.fromkeys([*new.matched, *old.matched]))
+            if kind in (NAMED, POSSIBLY):
+                _flag(old, new, "changed by a later memory" if kind == NAMED
+                      else "possibly changed by a later memory", excerpt)
             # A question that asks by a name only the earlier memory holds ("uniqtok3x0000")
             # asks for that memory: a change that does not name its value, or one the
             # question did not find, leaves it first (flagged).
@@ -270,11 +261,8 @@ def _taken_up_again(out: list[Hit], order: list[Hit], notes: dict[str, Note],
             if old in holders or old not in out or old.outdated or when[old.id] <= last or \
                     old.scope != new.scope or not asked & set(old.matched):
                 continue
-            old.outdated = True
-            old.notices.append(f"changed back by a later memory ({new.id}, "
-                               f"{new.date or 'undated'}): {excerpt(new)}")
+            _flag(old, new, "changed back by a later memory", excerpt)
             old.superseded_by = new.id
-            new.matched = list(dict.fromkeys([*new.matched, *old.matched]))
             _before(out, new, old)
             between.append(old)
         for old in holders if between else []:  # the same value said before: it follows
@@ -320,11 +308,8 @@ def _unsettled(out: list[Hit], beyond: list[Hit], notes: dict[str, Note],
             h.matched = list(dict.fromkeys([*h.matched, *lead.matched]))
             _before(out, h, lead)
             return
-        lead.outdated = True
-        lead.notices.append(f"possibly changed by a later memory ({h.id}, "
-                            f"{h.date or 'undated'}): {excerpt(h)}")
+        _flag(lead, h, "possibly changed by a later memory", excerpt)
         lead.superseded_by = h.id
-        h.matched = list(dict.fromkeys([*h.matched, *lead.matched]))
         h.unsettled = True
         _before(out, h, lead)
         return
@@ -367,6 +352,15 @@ def _doubted(out: list[Hit], notes: dict[str, Note], when: dict[str, tuple[str, 
 NAMED = "named"  # the later memory names the value it replaced: the earlier is outdated
 POSSIBLY = "possibly"  # a change said without the old value, on firm ground: flagged so
 FOLLOWS = "follows"  # ... on weaker ground: the later only comes first
+
+
+def _flag(old: Hit, new: Hit, how: str, excerpt: Callable[[Hit], str]) -> None:
+    """Flag ``old`` outdated by ``new`` (``how``: the notice's words), and let ``new``
+    answer what ``old`` matched (as a correction does:
+    :func:`ihmt.search.answer.corrections_first`)."""
+    old.outdated = True
+    old.notices.append(f"{how} ({new.id}, {new.date or 'undated'}): {excerpt(new)}")
+    new.matched = list(dict.fromkeys([*new.matched, *old.matched]))
 
 
 def _before(out: list[Hit], new: Hit, old: Hit) -> None:

@@ -210,8 +210,9 @@ def read_note(text: str, stemmer: str) -> Note:
     said = False  # the clause before said a change
     reason: list[str] = []  # the terms of a clause of no change that a consequence follows
     for clause, after in _clauses(folded):
-        figures = _figures(clause, stemmer)
+        figures, named = _figures(clause, stemmer)
         note.figures |= figures
+        note.named |= named
         still = bool(STILL.search(clause))
         if still:
             note.kept.update(tokenize(clause, stemmer))
@@ -265,8 +266,6 @@ def read_note(text: str, stemmer: str) -> Note:
                 note.moved_to.update(ahead)
                 note.names.update(ahead)
                 note.values.update(ahead)
-    for m in NAMED_FIGURE.finditer(folded):
-        note.named.update((m.group(2), t) for t in tokenize(m.group(1), stemmer)[:1])
     if not note.hedged:
         _trouble(folded, note, stemmer)
     note.moved_to &= note.names
@@ -311,9 +310,10 @@ def _trouble(folded: str, note: Note, stemmer: str) -> None:
         state = set(tokenize(folded[start:m.start()], stemmer))
         if not state & note.names - gone:  # "the Heroku outages were bad": no new value
             continue
+        said = tokenize(m.group(), stemmer)
         note.gone |= gone
-        note.changed |= state | set(tokenize(m.group(), stemmer))
-        note.cues.update(tokenize(m.group(), stemmer)[:1])
+        note.changed |= state | set(said)
+        note.cues.update(said[:1])
         note.moved_to |= (state & note.names) - gone
 
 
@@ -324,9 +324,8 @@ _REVERT_STOP = frozenset("""after because since when as once until for due
 def _reverts(folded: str, note: Note, stemmer: str) -> set[str]:
     """The terms of the values ``folded`` says were taken up again (see
     :data:`ihmt.search.change_words.REVERT`): the words right after "back to", "volví a"
-    (up to three, to the end of the phrase or
-    a word that gives a reason or a time), or the names and value slots of the phrase
-    that says "again". Not in a phrase of plans, wishes or attempts, nor in a question
+    (up to three, to the end of the phrase or a word that gives a reason or a time), or
+    the names and value slots of the phrase that says "again". Not in a phrase of plans, wishes or attempts, nor in a question
     ("should we go back to Jenkins?")."""
     out: set[str] = set()
     for m in REVERT.finditer(folded):
@@ -346,21 +345,22 @@ def _reverts(folded: str, note: Note, stemmer: str) -> set[str]:
     return out - use_verbs(stemmer)
 
 
-def _figures(clause: str, stemmer: str) -> set[tuple[str, str]]:
+def _figures(clause: str, stemmer: str) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
     """The (number, unit term) pairs of a folded clause: "kept for 30 days" is ("30",
     "day"), "one-week sprints" ("1", "week"), and a number after what it numbers, "port
-    5432" ("5432", "port"), "the port is 5433" ("5433", "port"). (A stop word is no unit:
-    "at 10", "is 20".)"""
+    5432" ("5432", "port"), "the port is 5433" ("5433", "port"); and, apart, those of the
+    last kind. (A stop word is no unit: "at 10", "is 20".)"""
     out = set()
     for m in _FIGURE.finditer(clause):
         unit = tokenize(m.group(2), stemmer)[:1]
         if unit:
             out.add((_number(m.group(1)), unit[0]))
+    named = set()
     for m in NAMED_FIGURE.finditer(clause):  # "port 5432", "node 20", "timeout is 30"
         unit = tokenize(m.group(1), stemmer)[:1]
         if unit:
-            out.add((m.group(2), unit[0]))
-    return out
+            named.add((m.group(2), unit[0]))
+    return out | named, named
 
 
 @functools.lru_cache(maxsize=8)

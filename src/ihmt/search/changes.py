@@ -157,10 +157,9 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
     pool = look + extra
     # Most answers hold no word of change, and no two of them state a value of a thing:
     # their excerpts (no leaf read) say so.
-    if len(pool) < 2 or not (any(CUE.search(fold(h.excerpt or h.title))
-                                 or TROUBLE.search(fold(h.excerpt or h.title)) for h in pool)
-                             or sum(bool(NAMED_FIGURE.search(fold(h.excerpt or h.title)))
-                                    for h in pool) >= 2
+    said = [fold(h.excerpt or h.title) for h in pool]
+    if len(pool) < 2 or not (any(CUE.search(t) or TROUBLE.search(t) for t in said)
+                             or sum(bool(NAMED_FIGURE.search(t)) for t in said) >= 2
                              or sum(bool(states_of(h.excerpt or h.title, stemmer))
                                     for h in pool) >= 2):
         return hits
@@ -197,7 +196,7 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                     out.index(new) > out.index(old):
                 # the fact timeline linked the two, and the later says the change in words
                 # ("Correction: the API port is 8443"): it answers for the earlier
-                new.matched = list(dict.fromkeys([*new.matched, *old.matched]))
+                _answers_for(new, old)
                 _before(out, new, old)
                 moved.add(new.id)
                 continue
@@ -208,8 +207,7 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
             if kind is None:
                 continue
             if kind in (NAMED, POSSIBLY):
-                _flag(old, new, "changed by a later memory" if kind == NAMED
-                      else "possibly changed by a later memory", excerpt)
+                _flag(old, new, CHANGED if kind == NAMED else POSSIBLY_CHANGED, excerpt)
             # A question that asks by a name only the earlier memory holds ("uniqtok3x0000")
             # asks for that memory: a change that does not name its value, or one the
             # question did not find, leaves it first (flagged).
@@ -261,7 +259,7 @@ def _taken_up_again(out: list[Hit], order: list[Hit], notes: dict[str, Note],
             if old in holders or old not in out or old.outdated or when[old.id] <= last or \
                     old.scope != new.scope or not asked & set(old.matched):
                 continue
-            _flag(old, new, "changed back by a later memory", excerpt)
+            _flag(old, new, CHANGED_BACK, excerpt)
             old.superseded_by = new.id
             _before(out, new, old)
             between.append(old)
@@ -305,10 +303,10 @@ def _unsettled(out: list[Hit], beyond: list[Hit], notes: dict[str, Note],
         if (n.reverts - terms) & (first.values | first.slots):
             # it takes the first answer's value up again ("went back to bash" after "my
             # shell is bash"): the newer saying of the same answer, which stands
-            h.matched = list(dict.fromkeys([*h.matched, *lead.matched]))
+            _answers_for(h, lead)
             _before(out, h, lead)
             return
-        _flag(lead, h, "possibly changed by a later memory", excerpt)
+        _flag(lead, h, POSSIBLY_CHANGED, excerpt)
         lead.superseded_by = h.id
         h.unsettled = True
         _before(out, h, lead)
@@ -334,11 +332,11 @@ def _doubted(out: list[Hit], notes: dict[str, Note], when: dict[str, tuple[str, 
             continue
         # (a name both hold is who or what they are about, not the thing asked: "Caroline"
         # of two lines of one conversation)
-        shared = (set(h.matched) & set(lead.matched)) - uses - (first.names & n.names)
-        if not shared:
+        both = (set(h.matched) & set(lead.matched)) - uses
+        if not both - (first.names & n.names):
             continue
         if (set(lead.matched) & first.words) - n.words - uses and \
-                _sibling(n, first, (set(h.matched) & set(lead.matched)) - uses, uses, stemmer):
+                _sibling(n, first, both, uses, stemmer):
             continue  # another thing of the same kind: "the admin API" for "the public API"
         if (n.reverts & (first.values | first.slots)) or \
                 (first.values and first.values <= n.words - n.gone):
@@ -348,6 +346,13 @@ def _doubted(out: list[Hit], notes: dict[str, Note], when: dict[str, tuple[str, 
         lead.unsettled = True
         return
 
+
+# How a flag's notice starts (:func:`ihmt.search.query` tells these flags from a version
+# group's by them).
+CHANGED = "changed by a later memory"
+POSSIBLY_CHANGED = "possibly changed by a later memory"
+CHANGED_BACK = "changed back by a later memory"
+FLAGS = (CHANGED, POSSIBLY_CHANGED, CHANGED_BACK)
 
 NAMED = "named"  # the later memory names the value it replaced: the earlier is outdated
 POSSIBLY = "possibly"  # a change said without the old value, on firm ground: flagged so
@@ -360,6 +365,11 @@ def _flag(old: Hit, new: Hit, how: str, excerpt: Callable[[Hit], str]) -> None:
     :func:`ihmt.search.answer.corrections_first`)."""
     old.outdated = True
     old.notices.append(f"{how} ({new.id}, {new.date or 'undated'}): {excerpt(new)}")
+    _answers_for(new, old)
+
+
+def _answers_for(new: Hit, old: Hit) -> None:
+    """``new`` counts as matching what ``old`` matched."""
     new.matched = list(dict.fromkeys([*new.matched, *old.matched]))
 
 
@@ -433,14 +443,13 @@ def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
         return NAMED
     # A query word the earlier matched and the later lacks, where the later says a word of
     # its own right before the subject they share, makes the later another thing ("the
-    # admin API moved to port 9000" is no news of the public API's port): see below.
-    other = bool((set(old.matched) & o.words) - set(new.matched) - uses - o.parts) \
-        and _sibling(n, o, subject, uses, stemmer)
+    # admin API moved to port 9000" is no news of the public API's port).
+    if (set(old.matched) & o.words) - set(new.matched) - uses - o.parts and \
+            _sibling(n, o, subject, uses, stemmer):
+        return None
     # A figure the change gives in the unit of one of the earlier's ("logs are kept for 30
     # days", later "log retention went up to 90 days"): the earlier figure is the old value.
     numbers = {y for y, _ in n.figures}
-    if other:
-        return None
     if any(same_unit(u, v, stemmer) and x != y and x not in numbers and x not in n.words
            for x, u in o.figures for y, v in n.changed_figures):
         return NAMED
@@ -528,7 +537,7 @@ def _restates(o: Note, n: Note, asked: set[str]) -> bool:
 
 
 def _sibling(n: Note, o: Note, subject: set[str], uses: frozenset[str],
-             stemmer: str = "english") -> bool:
+             stemmer: str) -> bool:
     """Whether ``n`` says, right before a ``subject`` word, a word of its own that ``o``
     lacks and that is neither a value, a word of change nor a verb of use: a word that
     makes the subject another thing ("search" in "the Harbor search service" against "the

@@ -28,6 +28,7 @@ from .answer import annotate, corrections_first, finish, rerank
 from .asked import answer_type_terms, frame_terms
 from .change_notes import use_verbs
 from .changes import (
+    FLAGS,
     FOLLOW_MAX_WORDS,
     FOLLOW_TERMS,
     changes_first,
@@ -364,10 +365,9 @@ def _unflag(hits: list[Hit], before: dict[str, tuple[bool, list[str]]]) -> None:
         if h.id not in before:
             continue
         was, notes = before[h.id]
-        h.notices = [n for n in h.notices if n in notes
+        h.notices = [n for n in h.notices if n in notes or n.startswith(FLAGS)
                      or not n.startswith("possibly outdated")]
-        h.outdated = was or any(n.startswith(("changed by a later memory", "possibly changed",
-                                              "changed back")) for n in h.notices)
+        h.outdated = was or any(n.startswith(FLAGS) for n in h.notices)
 
 
 def _hits(d: Descent, loader: Callable[[Hit], str], cands: list | None = None) -> list[Hit]:

@@ -351,8 +351,8 @@ def _table(r: dict[str, Any]) -> str:
         lines.append(
             f"{name:17} {s['current_value_first']!s:>13}  {s['newest_in_answer']!s:>14}  "
             f"{s['traps_hold']!s:>10}  {s['confident_stale']!s:>15}  "
-            f"{bh['dev']['current_value_first']}/{bh['held']['current_value_first']:<10} "
-            f"{bh['dev']['confident_stale']}/{bh['held']['confident_stale']:<9} "
+            f"{bh['dev']['current_value_first']}/{bh['held']['current_value_first']!s:<10} "
+            f"{bh['dev']['confident_stale']}/{bh['held']['confident_stale']!s:<9} "
             f"{bl['en']['current_value_first']}/{bl['es']['current_value_first']}")
     for m in r.get("misses", []):
         lines.append(f"- [{m['half']}/{m['lang']}] {m['query']} -> {m['status']} "

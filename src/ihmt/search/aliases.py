@@ -22,6 +22,7 @@ stem is not another word's ("management" stems as "manager" does, "engineering" 
 from __future__ import annotations
 
 import functools
+import re
 
 from ..text import tokenize
 
@@ -57,6 +58,8 @@ GROUPS: tuple[str, ...] = (
     "creds credentials credenciales",
     "gh github",
     "vm vms virtual-machine",
+    "ack acks acked acknowledge acknowledges acknowledged acknowledgement",
+    "oncall on-call",
     # the forms of an irregular English verb, which no stemmer joins ("where do we keep
     # sessions?" for "sessions are kept in Redis"); not those that are other words too
     # ("left", "found", "saw", "led", "lay")
@@ -104,4 +107,27 @@ def expand(terms: list[str], stemmer: str) -> dict[str, str]:
         for other in sorted(hit[1]):
             if other not in have and other not in out:
                 out[other] = t
+    return out
+
+
+_PAIR = re.compile(r"(?<![\w'-])([^\W\d_]+)[ \t]+(?=([^\W\d_]+)(?![\w'-]))")
+
+
+def compounds(text: str, words: list[str], stemmer: str) -> dict[str, str]:
+    """Two words of ``text`` side by side, written as one: "log in" is "login", "front end"
+    "frontend", "data base" "database". Each joined term maps to the query term it stands
+    for (the first of the two that ``words`` holds; a pair of which neither is a query word,
+    "how do", gives nothing). A joined form that no memory holds simply finds nothing."""
+    have = set(words)
+    out: dict[str, str] = {}
+    for m in _PAIR.finditer(text):
+        a, b = m.group(1), m.group(2)
+        if len(a) + len(b) < 5:
+            continue
+        joined = tokenize(a + b, stemmer)[:1]
+        if not joined or joined[0] in have or joined[0] in out:
+            continue
+        stands = [t for w in (a, b) for t in tokenize(w, stemmer)[:1] if t in have]
+        if stands:
+            out[joined[0]] = stands[0]
     return out

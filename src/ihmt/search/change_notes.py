@@ -12,6 +12,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
+from ..lazy_re import lazy
 from ..text import fold, tokenize
 from .aliases import canon
 from .change_words import (
@@ -181,6 +182,10 @@ _SLOT = re.compile(
     r"\s+(?:the\s+|a\s+|an\s+|our\s+|el\s+|la\s+|los\s+|las\s+)?([\w][\w.+#-]*)")
 
 
+# after "from X": the place a change put it ("went from X to Y", "de X a Y")
+_FROM_TO = lazy(r"(?:\s+[\w.+#-]+){0,2}\s+(?:to|into|onto)\b")
+
+
 def read_note(text: str, stemmer: str) -> Note:
     """Read ``text`` once: see :class:`Note`."""
     note = Note(words=set(tokenize(text, stemmer)))
@@ -217,6 +222,9 @@ def read_note(text: str, stemmer: str) -> Note:
         if still:
             note.kept.update(tokenize(clause, stemmer))
         for slot in OLD_SLOT.finditer(clause):
+            if slot.group().startswith("from") and not CUE.search(clause) and \
+                    not _FROM_TO.match(clause, slot.end()):
+                continue  # "we serve the docs from Netlify": a source, not a value let go
             note.gone.update(tokenize(next((g for g in slot.groups() if g), ""), stemmer))
         if not GONE_WORDS.search(clause):  # "switched to UTC": UTC is no old value
             for slot in NEW_SLOT.finditer(clause):

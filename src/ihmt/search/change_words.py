@@ -106,6 +106,7 @@ CUE = lazy(
     r"(?=\S*\d|(?:dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|veinte|treinta|cuarenta"
     r"|cincuenta|sesenta|cien|doscientos|quinientos|mil)\b)"
     r"|(?:my|our)\s+new|(?:mi|nuestr[oa])\s+nuev[oa]|correction|correccion"
+    r"|(?:small|quick|minor|tiny)\s+fix\b|^\W*(?:fix|erratum|errata|fe\s+de\s+erratas)\s*:"
     r"|me\s+equivoque|i\s+was\s+wrong|had\s+it\s+wrong|lo\s+tenia\s+mal"
     # a correction said at the start ("Actually the cache TTL is 5 minutes"), a value that
     # is the new one ("Cloudflare is the new DNS provider")
@@ -198,9 +199,13 @@ NOT_DONE = lazy(
     r"|probamos|probe|probaron|propuesta|propon\w*|propus\w*|suger\w*|sugier\w*|pendiente"
     r"|si|el\s+proximo|la\s+proxima|no\s+(?:cambiamos|migramos|movimos|movemos|pasamos))\b")
 
-# A time still to come anywhere in the clause: "switching to pnpm next sprint".
+# A time still to come anywhere in the clause: "switching to pnpm next sprint". Not the
+# day a decided change starts ("standup is at 10:15 starting next week", "a partir de la
+# próxima semana"): by the time it is asked about, that day is past.
 FUTURE = lazy(
-    r"\b(?:next\s+(?:week|month|quarter|year|sprint|release|time)|tomorrow|soon|eventually"
+    r"\b(?<!starting\s)(?<!from\s)(?<!as\sof\s)(?<!effective\s)(?<!beginning\s)"
+    r"(?<!partir\sde\s)(?<!desde\s)"
+    r"(?:next\s+(?:week|month|quarter|year|sprint|release|time)|tomorrow|soon|eventually"
     r"|later\s+this|el\s+proximo|la\s+proxima|pronto|manana)\b")
 
 # The old value said to continue: "billing stays on Postgres", "Redis is still there",
@@ -293,6 +298,13 @@ CALENDAR = frozenset(
     enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre
     diciembre""".split())
 
+# A memory that says an earlier one was wrong: "Correction: ...", "Small fix: ...",
+# "Actually ...", "I was wrong", "Me equivoqué". Run folded.
+CORRECTION = lazy(
+    r"\b(?:correction|correccion|(?:small|quick|minor|tiny)\s+fix|erratum|errata"
+    r"|i\s+was\s+wrong|had\s+it\s+wrong|me\s+equivoque|lo\s+tenia\s+mal)\b"
+    r"|^\W*(?:actually|en\s+realidad|fix\s*:)")
+
 # A memory that states the value of a thing, read on each sentence unfolded (a capital
 # tells a name): "Our CDN is CloudFront", "Mi banco es el BBVA", "Password manager:
 # LastPass", "Correction: the message queue is Kafka", "Firefox is my default browser",
@@ -300,6 +312,7 @@ CALENDAR = frozenset(
 # the same words, is its newer version though it says no word of change. Groups: ``subj``
 # (``subj2``, ``subj3``) the thing, ``val`` (``val2``, ``val3``) what is said of it.
 _LABEL = (r"(?i:(?:correction|update|actually|edit|fyi|note|correcci[oó]n|actualizaci[oó]n"
+          r"|(?:small\s+|quick\s+|minor\s+)?fix|erratum"
           r"|en\s+realidad|ojo|me\s+equivoqu[eé]|errata)\s*[:,-]\s*"
           r"|(?:actually|in\s+fact|en\s+realidad|de\s+hecho)\s+)?")
 _OWNER = r"(?i:(?:the|our|my|el|la|los|las|nuestro|nuestra|nuestros|nuestras|mi|mis)\s+)"

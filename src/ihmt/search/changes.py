@@ -63,7 +63,7 @@ from .change_notes import (
     use_verbs,
     whole_terms,
 )
-from .change_words import CUE, TROUBLE
+from .change_words import CORRECTION, CUE, TROUBLE
 
 WINDOW = 8  # hits looked at: the versions of one answer rank close together
 LEADS = 3  # of those, the first ones whose later changes are looked for beyond the hits
@@ -224,6 +224,7 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
         _unsettled(out, [h for h in extra if h not in out], notes, when, terms, stemmer,
                    excerpt)
     if out and now:
+        _settled_first(out, notes, stemmer)
         _doubted(out, notes, when, stemmer, excerpt)
     # A version moved up above what it changed may itself have been corrected since (by
     # a later memory here, or in the fact timeline): its correction comes first again.
@@ -313,6 +314,26 @@ def _unsettled(out: list[Hit], beyond: list[Hit], notes: dict[str, Note],
         return
 
 
+def _settled_first(out: list[Hit], notes: dict[str, Note], stemmer: str) -> None:
+    """A first answer that only says what might be, or would be if ("If we sign the bank
+    deal, P1 ack would have to drop to 5 minutes", "Plan: move the frontend to Vite")
+    gives way, for a question about now, to the first memory among the answers that
+    says something of the same thing as settled (a question word both matched, no verb
+    of use): a plan changes nothing until it is carried out."""
+    lead = out[0]
+    first = notes.get(lead.id)
+    if first is None or not first.hedged or first.changed:
+        return
+    uses = use_verbs(stemmer)
+    for h in out[1:WINDOW]:
+        n = notes.get(h.id)
+        if n is None or n.hedged or h.outdated or h.scope != lead.scope:
+            continue
+        if (set(h.matched) & set(lead.matched)) - uses:
+            _before(out, h, lead)
+            return
+
+
 def _doubted(out: list[Hit], notes: dict[str, Note], when: dict[str, tuple[str, str]],
              stemmer: str, excerpt: Callable[[Hit], str]) -> None:
     """The first answer, when a later memory among the answers says a change done of what
@@ -333,13 +354,15 @@ def _doubted(out: list[Hit], notes: dict[str, Note], when: dict[str, tuple[str, 
         # (a name both hold is who or what they are about, not the thing asked: "Caroline"
         # of two lines of one conversation)
         both = (set(h.matched) & set(lead.matched)) - uses
-        if not both - (first.names & n.names):
+        # (a correction is of an earlier memory, whatever they share and however it names it)
+        correcting = bool(CORRECTION.search(fold(h.text or "")))
+        if not both or (not both - (first.names & n.names) and not correcting):
             continue
-        if (set(lead.matched) & first.words) - n.words - uses and \
+        if not correcting and (set(lead.matched) & first.words) - n.words - uses and \
                 _sibling(n, first, both, uses, stemmer):
             continue  # another thing of the same kind: "the admin API" for "the public API"
         if (n.reverts & (first.values | first.slots)) or \
-                (first.values and first.values <= n.words - n.gone):
+                (first.current() and first.current() <= n.words - n.gone):
             continue  # it says the first's value again, or as standing
         lead.notices.append(f"a later memory may have changed this ({h.id}, "
                             f"{h.date or 'undated'}): {excerpt(h)}")

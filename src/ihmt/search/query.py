@@ -23,7 +23,7 @@ from ..text import clip_shown, fold, tokenize
 from ..timeline.facts import FactTimeline
 from ..timeline.versions import versions_together
 from . import scoped
-from .aliases import ALIAS_WEIGHT, expand
+from .aliases import ALIAS_WEIGHT, compounds, expand
 from .answer import annotate, corrections_first, finish, rerank
 from .asked import answer_type_terms, frame_terms
 from .change_notes import use_verbs
@@ -77,6 +77,8 @@ class Searcher:
         root = self.store.root()
         flt = scoped.scope_filter(view, root)
         alias = expand(words, stem)  # "prod" for "production", "retro" for "retrospectives"
+        for joined, t in compounds(base, words, stem).items():  # "login" for "log in"
+            alias.setdefault(joined, t)
         d = self.descend(terms + list(alias), fetch, flt,
                          weights=dict.fromkeys(alias, ALIAS_WEIGHT))
         result = SearchResult(query=query, node_reads=d.node_reads, visited=d.visited,
@@ -174,6 +176,7 @@ class Searcher:
         elif close:  # answered from a version group: its order stands, plus the model's best
             keep_semantic_first(result, close[0], hit_for,
                                 lambda new: annotate(new, self.timeline, self.excerpt), top_k)
+        _not_theirs(result, base)
         scoped.settle(result, view)
         scoped.mark(result.hits, view)
         if self.store.problems:
@@ -395,3 +398,29 @@ def absolute_time_terms(query: str, kept: list[str], stem: str) -> list[str]:
     if not any(_YEAR.fullmatch(t) for t in removed):
         return []
     return list(dict.fromkeys(removed))
+
+
+# A question asked of "we", "our", "I", "my", and words that may tell of somebody else's
+# practice (the cheap test before the lexicon's: :func:`ihmt.search.topic_words.theirs`).
+_ASKER = re.compile(r"\b(?:i|me|my|we|our|us|mi|mis|nuestr[oa]s?|nosotros|usamos|tenemos)\b")
+_OTHERS_HINT = re.compile(r"\b(?:they|their|theirs|team|equipo|client|cliente|project"
+                          r"|proyecto|usan|utilizan|emplean|tienen|prefieren)\b")
+
+
+def _not_theirs(result: SearchResult, query: str) -> None:
+    """A question about the asker's own practice ("what do we track our tickets in?") is
+    not answered FOUND by a memory of another team's ("The data team switched their ticket
+    tracking to Shortcut"): that is somebody else's value, shown, but no answer of ours."""
+    if result.status != "FOUND" or not result.hits or not _ASKER.search(fold(query)):
+        return
+    text = fold(result.hits[0].text or "")
+    if not _OTHERS_HINT.search(text):
+        return
+    from .topic_words import theirs
+
+    if theirs(text):
+        result.status = "AMBIGUOUS"
+        result.confidence = min(result.confidence, 0.5)
+        result.message = ("the closest memory tells of another team's or person's practice, "
+                          "not yours; give a clue to choose")
+

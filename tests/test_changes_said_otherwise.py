@@ -1,0 +1,121 @@
+"""Ways of saying a change (or no change) found by the seventh blind walk, each written
+here in other words than the walk's:
+
+- "from X" names a value let go only in a change: "served from Netlify" is a source;
+- two words written as one ("sign up" and "signup", "front end" and "frontend");
+- a decided start date is no plan: "moves to 9:45 starting next week";
+- "Small fix:" corrects an earlier memory, whatever words the two share;
+- a later memory that names the first answer's value as standing leaves it sure;
+- another team's practice is no sure answer to a question about ours;
+- "ack" and "acknowledge" are one word.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ihmt import Memory
+from ihmt.search.aliases import compounds
+from ihmt.search.change_notes import read_note
+from ihmt.text import tokenize
+
+NOTES = [
+    "Standup is at 9:30 on weekdays.", "We squash-merge every pull request.",
+    "The design review happens on Thursdays.", "Lunch orders close at 11:00.",
+    "Releases are tagged with semantic versions.", "I prefer dark themes in every editor.",
+    "La reunión de equipo es los martes.", "The office plants are watered on Mondays.",
+]
+
+
+def _store(tmp_path: Path, *texts_and_dates: tuple[str, str]) -> Memory:
+    m = Memory.open(tmp_path / "s", create=True)
+    for note in NOTES:
+        m.save(note, date="2026-01-01")
+    for text, when in texts_and_dates:
+        m.save(text, date=when)
+    return m
+
+
+def test_from_names_a_value_let_go_only_in_a_change() -> None:
+    assert not read_note("Release builds are downloaded from Artifactory.", "english").gone
+    assert "artifactori" in read_note("Release builds moved from Artifactory to GitHub "
+                                      "Packages.", "english").gone
+    # "from X to Y" says the change without a verb of change
+    assert "artifactori" in read_note("Release builds: from Artifactory to Nexus.",
+                                      "english").gone
+
+
+def test_a_source_said_with_from_is_the_old_value_of_a_later_change(tmp_path: Path) -> None:
+    old = "Release builds are downloaded from Artifactory."
+    new = "Release build downloads went from Artifactory to GitHub Packages."
+    m = _store(tmp_path, (old, "2026-03-01"), (new, "2026-03-01"))
+    res = m.search("where do we download release builds from?")
+    assert res.best.text == new and res.status == "FOUND", (res.status, res.best.text)
+    assert next(h for h in res.hits if h.text == old).outdated
+
+
+def test_two_words_written_as_one_are_found_by_either() -> None:
+    words = tokenize("how do customers sign up?", "english")
+    joined = compounds("how do customers sign up?", words, "english")
+    assert joined.get("signup") == "sign"
+    # a pair of which the question holds neither word gives nothing
+    assert compounds("how do", [], "english") == {}
+
+
+def test_a_question_in_two_words_finds_the_memory_in_one(tmp_path: Path) -> None:
+    m = _store(tmp_path, ("Customer signup goes through Auth0 with magic links.",
+                          "2026-03-01"))
+    res = m.search("how do customers sign up?")
+    assert res.status == "FOUND" and "Auth0" in res.best.text, (res.status, res.message)
+    assert "sign" in res.best.matched  # counted as the question's own word
+
+
+def test_a_decided_start_date_is_a_change_not_a_plan(tmp_path: Path) -> None:
+    old = "The platform sync is every Tuesday at 9:00."
+    new = "The platform sync is every Tuesday at 9:45 starting next week, for the Tokyo folks."
+    m = _store(tmp_path, (old, "2026-03-01"), (new, "2026-06-01"))
+    res = m.search("when is the platform sync?")
+    assert res.best.text == new and res.status == "FOUND", (res.status, res.best.text)
+    # a plan for next week is still a plan
+    plan = "We might move the platform sync to 10:30 next week."
+    m2 = _store(tmp_path / "plan", (old, "2026-03-01"), (plan, "2026-06-01"))
+    res = m2.search("when is the platform sync?")
+    assert res.best.text == old and not res.best.outdated, res.best.text
+
+
+def test_a_small_fix_leaves_the_earlier_memory_unsure(tmp_path: Path) -> None:
+    old = "Our contact at Acme Bank is Laura Diaz."
+    new = "Small fix: the Acme Bank rep is Marta Gil. Laura only joined that first call."
+    m = _store(tmp_path, (old, "2026-03-01"), (new, "2026-03-04"))
+    res = m.search("who is our contact at Acme Bank?")
+    assert not (res.status == "FOUND" and "Laura Diaz" in res.best.text), \
+        (res.status, res.best.text)
+
+
+def test_a_later_memory_naming_the_value_as_standing_leaves_the_answer_sure(
+        tmp_path: Path) -> None:
+    old = "Payments are processed by Braintree."
+    new = "Payments went from Braintree to Adyen in the spring."
+    aside = "Renamed the finance Slack channel; Adyen keeps processing payments."
+    m = _store(tmp_path, (old, "2026-02-01"), (new, "2026-05-01"), (aside, "2026-08-01"))
+    res = m.search("who processes our payments?")
+    assert "Adyen" in res.best.text and res.status == "FOUND", (res.status, res.message)
+    assert not res.best.unsettled
+
+
+def test_another_team_s_practice_is_no_sure_answer_of_ours(tmp_path: Path) -> None:
+    theirs = "The mobile team moved their bug reports from Trello to Asana."
+    m = _store(tmp_path, (theirs, "2026-05-01"))
+    res = m.search("where do we file our bug reports?")
+    assert res.best.text == theirs  # shown: it is all memory has
+    assert res.status == "AMBIGUOUS" and "another team" in res.message, res.status
+    # said of us, it is an answer
+    ours = "We moved our bug reports from Trello to Asana."
+    m2 = _store(tmp_path / "ours", (ours, "2026-05-01"))
+    assert m2.search("where do we file our bug reports?").status == "FOUND"
+
+
+def test_ack_and_acknowledge_are_one_word(tmp_path: Path) -> None:
+    m = _store(tmp_path, ("P2 incidents must be acknowledged within one hour.", "2026-03-01"))
+    res = m.search("how fast do we have to ack a P2?")
+    assert res.status == "FOUND" and "one hour" in res.best.text, (res.status, res.message)

@@ -119,3 +119,17 @@ def test_ack_and_acknowledge_are_one_word(tmp_path: Path) -> None:
     m = _store(tmp_path, ("P2 incidents must be acknowledged within one hour.", "2026-03-01"))
     res = m.search("how fast do we have to ack a P2?")
     assert res.status == "FOUND" and "one hour" in res.best.text, (res.status, res.message)
+
+
+def test_a_word_in_quotes_is_a_name_that_a_rename_replaces(tmp_path: Path) -> None:
+    old = "The billing worker is called 'ledger' in the deploy scripts and dashboards."
+    new = "ledger was renamed to billing-worker in the scripts and the dashboards."
+    m = _store(tmp_path, (old, "2026-03-01"), (new, "2026-09-01"))
+    res = m.search("what is the billing worker named now?")
+    assert res.best.text == new and res.status == "FOUND", (res.status, res.best.text)
+    assert next(h for h in res.hits if h.text == old).outdated
+    # a quoted identifier of several parts is another thing: no version of the first
+    m2 = _store(tmp_path / "other", ("The `web` repo deploys to Render.", "2026-03-01"),
+                ("The `web-admin` repo moved from Heroku to Railway.", "2026-09-01"))
+    res = m2.search("where does the web repo get deployed?")
+    assert "Render" in res.best.text and not res.best.outdated, res.best.text

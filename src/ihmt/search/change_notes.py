@@ -186,6 +186,11 @@ _SLOT = re.compile(
 _FROM_TO = lazy(r"(?:\s+[\w.+#-]+){0,2}\s+(?:to|into|onto)\b")
 
 
+# (one plain word: a quoted identifier of several parts, "`api-docs`", names a thing of its
+# own beside "`api`", which the rule of siblings must still see)
+_QUOTED = re.compile(r"(?<![\w'])['\"`‘“](\w+)['\"`’”](?![\w'])")
+
+
 def read_note(text: str, stemmer: str) -> Note:
     """Read ``text`` once: see :class:`Note`."""
     note = Note(words=set(tokenize(text, stemmer)))
@@ -207,6 +212,10 @@ def read_note(text: str, stemmer: str) -> Note:
             note.parts.update(tokenize(w, stemmer)[1:])
             if not (w.isupper() and len(w) <= 4):  # "CI", "API", "DB" may be a subject
                 note.values.update(whole)
+    for m in _QUOTED.finditer(text):  # a word in quotes is a name: "called 'herald'"
+        whole = tokenize(m.group(1), stemmer)[:1]
+        note.names.update(whole)
+        note.values.update(whole)
     folded = fold(text)
     note.defines = bool(DEFINES.search(re.split(r"[.;!?\n]", text, maxsplit=1)[0]))
     for m in _SLOT.finditer(folded):

@@ -133,3 +133,17 @@ def test_a_word_in_quotes_is_a_name_that_a_rename_replaces(tmp_path: Path) -> No
                 ("The `web-admin` repo moved from Heroku to Railway.", "2026-09-01"))
     res = m2.search("where does the web repo get deployed?")
     assert "Render" in res.best.text and not res.best.outdated, res.best.text
+
+
+def test_a_plan_gives_way_to_the_newest_settled_memory_of_the_same_thing(
+        tmp_path: Path) -> None:
+    old = "The search index is kept in Elasticsearch 7."
+    now = "The search index is kept in Elasticsearch 8 since the upgrade."
+    plan = ("We are planning to move the search index for the product catalog to "
+            "OpenSearch next quarter.")
+    m = _store(tmp_path, (old, "2026-01-15"), (now, "2026-02-01"), (plan, "2026-05-01"))
+    res = m.search("where is the search index for the product catalog kept?")
+    assert res.best.text == now, [h.text for h in res.hits[:3]]
+    # asked about the plan itself, the plan stays first
+    res = m.search("what are we planning for the search index next quarter?")
+    assert res.best.text == plan, res.best.text

@@ -82,3 +82,15 @@ def test_the_seventh_split_is_big_varied_and_well_marked() -> None:
     assert not any(c.spans for c in ordinary)
     assert not any(m in c.text for c in secrets + ordinary for m in "«»‹›⦃⦄⟨⟩")
     assert seventh_cases() == seventh_cases() and seventh_cases(1) != seventh_cases()
+
+
+def test_the_eighth_split_is_big_varied_and_well_marked() -> None:
+    from bench.secrets_eighth import eighth_cases
+
+    secrets, ordinary = eighth_cases()
+    assert len(secrets) >= 300 and len({c.kind for c in secrets}) >= 40
+    assert len(ordinary) >= 700 and len({c.kind for c in ordinary}) >= 15
+    assert all(c.spans and all(e > s for s, e in c.spans) for c in secrets)
+    assert not any(c.spans for c in ordinary)
+    assert not any(m in c.text for c in secrets + ordinary for m in "«»‹›⦃⦄⟨⟩")
+    assert eighth_cases() == eighth_cases() and eighth_cases(1) != eighth_cases()

@@ -298,6 +298,14 @@ CALENDAR = frozenset(
     enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre
     diciembre""".split())
 
+# What is only planned, proposed or imagined: "we are planning to move X", "might switch",
+# "if we sign, it would drop to 5", "propuesta: pasar a Y". Narrower than NOT_DONE (no
+# "never", "if" or "did not", which settled facts say too). Run folded.
+PLANNED = lazy(
+    r"\b(?:would|might|plan(?:s|ning|ned)?\s+to|going\s+to|gonna|thinking\s+(?:of|about)"
+    r"|consider(?:ing)?|propos(?:e|es|ed|al)|suggest(?:s|ed)?|want(?:s|ed)?\s+to|someday"
+    r"|eventually|vamos\s+a|queremos|planeamos|pensamos|propuesta|propon\w*|podr\w+)\b")
+
 # A memory that says an earlier one was wrong: "Correction: ...", "Small fix: ...",
 # "Actually ...", "I was wrong", "Me equivoqué". Run folded.
 CORRECTION = lazy(

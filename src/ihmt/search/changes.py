@@ -47,11 +47,12 @@ seen); otherwise those memories are read, and for a same-day pair their save tim
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
 from ..model import Hit
-from ..text import clip_shown, fold
+from ..text import clip_shown, fold, tokenize
 from .aliases import canon
 from .change_notes import (
     NAMED_FIGURE,
@@ -63,7 +64,7 @@ from .change_notes import (
     use_verbs,
     whole_terms,
 )
-from .change_words import CORRECTION, CUE, TROUBLE
+from .change_words import CORRECTION, CUE, PLANNED, TROUBLE
 
 WINDOW = 8  # hits looked at: the versions of one answer rank close together
 LEADS = 3  # of those, the first ones whose later changes are looked for beyond the hits
@@ -162,12 +163,12 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                              or sum(bool(NAMED_FIGURE.search(t)) for t in said) >= 2
                              or sum(bool(states_of(h.excerpt or h.title, stemmer))
                                     for h in pool) >= 2):
-        return hits
+        return _settled_first(hits, terms, stemmer) if now else hits
     notes = {h.id: read_note(h.text, stemmer) for h in pool}
     if not any(n.changed for n in notes.values()) and \
             sum(bool(n.states) for n in notes.values()) < 2 and \
             sum(bool(n.named) for n in notes.values()) < 2:
-        return hits
+        return _settled_first(hits, terms, stemmer) if now else hits
     for h in extra:  # the question's words it holds, as the descent would have matched
         h.matched = [t for t in sorted(terms) if t in notes[h.id].words]
     days = [h.date or "" for h in pool]
@@ -224,7 +225,7 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
         _unsettled(out, [h for h in extra if h not in out], notes, when, terms, stemmer,
                    excerpt)
     if out and now:
-        _settled_first(out, notes, stemmer)
+        out = _settled_first(out, terms, stemmer)
         _doubted(out, notes, when, stemmer, excerpt)
     # A version moved up above what it changed may itself have been corrected since (by
     # a later memory here, or in the fact timeline): its correction comes first again.
@@ -314,24 +315,39 @@ def _unsettled(out: list[Hit], beyond: list[Hit], notes: dict[str, Note],
         return
 
 
-def _settled_first(out: list[Hit], notes: dict[str, Note], stemmer: str) -> None:
-    """A first answer that only says what might be, or would be if ("If we sign the bank
-    deal, P1 ack would have to drop to 5 minutes", "Plan: move the frontend to Vite")
-    gives way, for a question about now, to the first memory among the answers that
-    says something of the same thing as settled (a question word both matched, no verb
-    of use): a plan changes nothing until it is carried out."""
-    lead = out[0]
-    first = notes.get(lead.id)
-    if first is None or not first.hedged or first.changed:
-        return
+@functools.lru_cache(maxsize=4)
+def _plan_words(stemmer: str) -> frozenset[str]:
+    """The words of a question that asks about plans, not about now."""
+    return frozenset(tokenize("plan plans planning planned planea planeamos proposal propose "
+                              "proposed propuesta idea ideas roadmap future futuro would "
+                              "might", stemmer))
+
+
+def _settled_first(hits: list[Hit], terms: set[str], stemmer: str) -> list[Hit]:
+    """``hits``, where the first answer only says what is planned or imagined ("We are
+    planning to move the search index to OpenSearch", "if we sign, P1 ack would drop to 5
+    minutes": :data:`ihmt.search.change_words.PLANNED`) and says no change done, with the
+    newest of the next answers that say something settled of the same thing (a question
+    word both matched, no verb of use) before it: for a question about now, a plan changes
+    nothing until it is carried out. Only the first answer is read."""
+    if len(hits) < 2 or not PLANNED.search(fold(hits[0].excerpt or hits[0].title)) or \
+            terms & _plan_words(stemmer):  # (a question about the plan asks for it)
+        return hits
+    lead = hits[0]
+    if read_note(lead.text, stemmer).changed:  # "moved X to Y; might move Z later"
+        return hits
     uses = use_verbs(stemmer)
-    for h in out[1:WINDOW]:
-        n = notes.get(h.id)
-        if n is None or n.hedged or h.outdated or h.scope != lead.scope:
-            continue
-        if (set(h.matched) & set(lead.matched)) - uses:
-            _before(out, h, lead)
-            return
+    settled = [h for h in hits[1:WINDOW]
+               if not h.outdated and h.scope == lead.scope
+               and not PLANNED.search(fold(h.excerpt or h.title))
+               and (set(h.matched) & set(lead.matched)) - uses]
+    if not settled:
+        return hits
+    # the newest of them: what was settled last (an older version may be among them)
+    newest = max(settled, key=lambda h: (h.date or "", -hits.index(h)))
+    out = list(hits)
+    _before(out, newest, lead)
+    return out
 
 
 def _doubted(out: list[Hit], notes: dict[str, Note], when: dict[str, tuple[str, str]],

@@ -147,3 +147,34 @@ def test_a_plan_gives_way_to_the_newest_settled_memory_of_the_same_thing(
     # asked about the plan itself, the plan stays first
     res = m.search("what are we planning for the search index next quarter?")
     assert res.best.text == plan, res.best.text
+
+
+def test_a_change_said_past_a_long_memory_s_first_lines_is_read(tmp_path: Path) -> None:
+    old = "Expense reports go to gastos@ejemplo.org every month."
+    new = ("Notes from the finance sync: the quarter closes on the 27th, travel costs must be "
+           "filed before the 20th, and the office moves to the third floor in March. Also, "
+           "expense reports no longer go to the old inbox; from now on they are sent to "
+           "reembolsos@ejemplo.org so they land in the ledger. Team lunch is on the 12th.")
+    m = _store(tmp_path, (old, "2026-03-01"), (new, "2026-09-01"))
+    res = m.search("where do expense reports go?")
+    assert res.best.text == new and res.status == "FOUND", (res.status, res.best.text[:40])
+
+
+def test_spanish_handovers_and_endings_are_changes(tmp_path: Path) -> None:
+    cases = [
+        ("La persona de contacto para las compras es Pablo Núñez.",
+         "Pablo deja la empresa en junio; Irene Soto asume como contacto para las compras.",
+         "¿quién es el contacto para las compras?", "Irene Soto"),
+        ("Con la agencia de diseño trabajamos por un tablero de Trello.",
+         "Lo de Trello con la agencia de diseño se acabó, ahora todo va por Jira.",
+         "¿por dónde trabajamos con la agencia de diseño?", "Jira"),
+        ("El dominio del panel interno es panel.ejemplo.net.",
+         "El dominio del panel interno pasó a ser admin.ejemplo.net tras la migración.",
+         "¿cuál es el dominio del panel interno?", "admin.ejemplo.net"),
+    ]
+    for n, (old, new, question, value) in enumerate(cases):
+        m = _store(tmp_path / str(n), (old, "2026-03-01"), (new, "2026-09-01"))
+        res = m.search(question)
+        assert value in res.best.text and res.status == "FOUND", (question, res.status,
+                                                                   res.best.text)
+        assert next(h for h in res.hits if h.text == old).outdated, question

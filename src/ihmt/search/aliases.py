@@ -32,6 +32,7 @@ ALIAS_WEIGHT = 0.7  # share of a query word's weight another word of its group g
 GROUPS: tuple[str, ...] = (
     "prod production produccion producción",
     "stg staging",
+    "preprod pre-prod preproduction pre-production preproduccion preproducción",
     "repo repos repository repositories repositorio repositorios",
     "retro retros retrospective retrospectives retrospectiva retrospectivas",
     "app apps application applications aplicacion aplicación aplicaciones",

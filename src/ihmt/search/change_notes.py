@@ -186,6 +186,9 @@ _SLOT = re.compile(
 _FROM_TO = lazy(r"(?:\s+[\w.+#-]+){0,2}\s+(?:to|into|onto)\b")
 
 
+# A host or a file name written in lower case: "panel.ejemplo.net", "settings.toml" (not
+# "e.g." or "i.e.": every part has two characters or more).
+_DOTTED = re.compile(r"[\w-]{2,}(?:\.[\w-]{2,})+")
 # (one plain word: a quoted identifier of several parts, "`api-docs`", names a thing of its
 # own beside "`api`", which the rule of siblings must still see)
 _QUOTED = re.compile(r"(?<![\w'])['\"`‘“](\w+)['\"`’”](?![\w'])")
@@ -207,7 +210,7 @@ def read_note(text: str, stemmer: str) -> Note:
             note.initial.update(whole)      # lower case: "pnpm es el gestor ...")
         if any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:]) or \
                 (w[0].isupper() and not start) or fold(w).rstrip(".") in _WORD_VALUES \
-                or w[0] in "#@":
+                or w[0] in "#@" or _DOTTED.fullmatch(w.rstrip(".")):
             note.names.update(whole)
             note.parts.update(tokenize(w, stemmer)[1:])
             if not (w.isupper() and len(w) <= 4):  # "CI", "API", "DB" may be a subject
@@ -453,7 +456,8 @@ def states_of(text: str, stemmer: str) -> list[State]:
     for i, w in enumerate(_WORD.findall(raw)):
         terms = tokenize(w, stemmer)[:1]
         word = fold(w).rstrip(".")
-        marked = any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:])
+        marked = any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:]) or \
+            bool(_DOTTED.fullmatch(w.rstrip(".")))
         if labelled and i == 0 and not marked and len(raw.split()) > 1:
             # (after a colon a first word is capitalised anyway: "Docs: Hosted on Render";
             # a value of one word is the value, "Default browser: Chrome")

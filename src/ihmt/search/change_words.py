@@ -86,7 +86,17 @@ CUE = lazy(
     r"|handed\s+(?:\S+\s+){0,3}?over\s+to|transition(?:ed|ing)?\s+to|new\s+home"
     r"|(?:terminamos|completamos|acabamos|cerramos)\s+(?:\S+\s+){0,4}?(?:migracion|mudanza)"
     r"|migracion\s+(?:\S+\s+){0,5}?(?:esta|quedo|ya\s+esta)\s+(?:hecha|terminada|lista"
-    r"|completada)|tomo\s+el\s+relevo"
+    r"|completada)|tomo\s+el\s+relevo|toma\s+el\s+relevo|asume\s+como|asumio\s+como"
+    r"|(?:takes|is\s+taking)\s+over"
+    # became, from now on: "la URL de preprod pasó a ser X", "from now on commits are in
+    # English", "a partir de ahora los commits van en inglés"
+    r"|became|has\s+become|pas(?:o|aron)\s+a\s+ser|from\s+now\s+on|going\s+forward"
+    r"|a\s+partir\s+de\s+ahora|de\s+ahora\s+en\s+adelante"
+    # a holder going away: "Javier deja la empresa", "Ana leaves the team at the end of May"
+    r"|(?:deja|dejo|se\s+va\s+de|leaves|is\s+leaving)\s+(?:la\s+|el\s+|the\s+)?(?:empresa"
+    r"|equipo|puesto|cargo|company|team|role|job)"
+    # something over: "lo de Slack con el cliente se acabó", "the Heroku era is over"
+    r"|se\s+(?:acabo|termino)\b"
     # letting a thing go, getting a new one: "closed the ING account", "the ThinkPad went
     # back", "goodbye PagerDuty", "got a new MacBook", "me pasé a Openbank", "cerré la
     # cuenta", "di de baja el gimnasio"
@@ -141,6 +151,11 @@ OLD_SLOT = lazy(
     r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+|a\s+)?(\w[\w.+#-]*)"
     # "de MySQL a Postgres", "de 30 a 10" (not "el timeout de pagos a 10 segundos")
     r"|\bde\s+(\w[\w.+#-]*)\s+a\b(?!\s+\d)|\bde\s+(\d[\w.,:]*)\s+a\b"
+    # the holder going away: "Javier deja la empresa", "Ana leaves the team"
+    r"|(\w[\w.+#-]*)\s+(?:deja|dejo|se\s+va\s+de|leaves|is\s+leaving)\s+(?:la\s+|el\s+|the\s+)?"
+    r"(?:empresa|equipo|puesto|cargo|company|team|role|job)\b"
+    # "lo de Slack (con el cliente) se acabó"
+    r"|\blo\s+de\s+(\w[\w.+#-]*)(?:\s+\S+){0,6}?\s+se\s+(?:acabo|termino)\b"
     # said of the old value itself: "Jest was removed", "Travis got turned off", "MySQL fue
     # reemplazado"
     r"|(\w[\w.+#-]*)(?:\s+(?:servers?|instances?|cluster|clusters|accounts?|boxes|nodes|setup"

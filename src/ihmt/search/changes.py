@@ -157,8 +157,11 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
     extra = later_changes(look, terms, stemmer, find) if find is not None and look else []
     pool = look + extra
     # Most answers hold no word of change, and no two of them state a value of a thing:
-    # their excerpts (no leaf read) say so.
-    said = [fold(h.excerpt or h.title) for h in pool]
+    # their excerpts (no leaf read) say so. Of the first answers, a long memory cut short
+    # in its excerpt is read whole: a change said past its first lines ("Meeting notes:
+    # ... Ah, and supplier invoices now go to ...") is a change too.
+    said = [fold(h.text if i < LEADS and (h.excerpt or "").endswith("…")
+                 else h.excerpt or h.title) for i, h in enumerate(pool)]
     if len(pool) < 2 or not (any(CUE.search(t) or TROUBLE.search(t) for t in said)
                              or sum(bool(NAMED_FIGURE.search(t)) for t in said) >= 2
                              or sum(bool(states_of(h.excerpt or h.title, stemmer))

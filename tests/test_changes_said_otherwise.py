@@ -178,3 +178,21 @@ def test_spanish_handovers_and_endings_are_changes(tmp_path: Path) -> None:
         assert value in res.best.text and res.status == "FOUND", (question, res.status,
                                                                    res.best.text)
         assert next(h for h in res.hits if h.text == old).outdated, question
+
+
+def test_done_with_a_lower_case_value_is_a_change(tmp_path: Path) -> None:
+    old = "Nadia likes tabs for indentation in her Go services."
+    new = "Nadia is done with tabs; she wants spaces for indentation from now on."
+    m = _store(tmp_path, (old, "2026-03-01"), (new, "2026-09-01"))
+    res = m.search("what indentation does Nadia want in her services?")
+    assert res.best.text == new and res.status == "FOUND", (res.status, res.best.text)
+    assert next(h for h in res.hits if h.text == old).outdated
+
+
+def test_our_memory_comes_before_another_team_s(tmp_path: Path) -> None:
+    ours = "Dropped the old Drone server. Every pipeline is a Buildkite job now."
+    theirs = "The data team's pipelines run on Airflow; they host it themselves."
+    m = _store(tmp_path, (ours, "2026-03-01"), (theirs, "2026-09-01"))
+    res = m.search("where do our pipelines run these days?")
+    assert res.best.text == ours, [h.text for h in res.hits[:2]]
+    assert 0.0 <= res.confidence <= 1.0

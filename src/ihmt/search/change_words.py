@@ -91,6 +91,9 @@ CUE = lazy(
     # became, from now on: "la URL de preprod pasó a ser X", "from now on commits are in
     # English", "a partir de ahora los commits van en inglés"
     r"|became|has\s+become|pas(?:o|aron)\s+a\s+ser|from\s+now\s+on|going\s+forward"
+    # a new default, being done with the old: "New default for AWS: eu-central-1", "he's
+    # done with squashing", "nuevo valor por defecto"
+    r"|new\s+default|nuevo\s+(?:valor\s+)?por\s+defecto|(?:is|are|'s|'re|am|'m)\s+done\s+with"
     r"|a\s+partir\s+de\s+ahora|de\s+ahora\s+en\s+adelante"
     # a holder going away: "Javier deja la empresa", "Ana leaves the team at the end of May"
     r"|(?:deja|dejo|se\s+va\s+de|leaves|is\s+leaving)\s+(?:la\s+|el\s+|the\s+)?(?:empresa"
@@ -151,6 +154,8 @@ OLD_SLOT = lazy(
     r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+|a\s+)?(\w[\w.+#-]*)"
     # "de MySQL a Postgres", "de 30 a 10" (not "el timeout de pagos a 10 segundos")
     r"|\bde\s+(\w[\w.+#-]*)\s+a\b(?!\s+\d)|\bde\s+(\d[\w.,:]*)\s+a\b"
+    # "he's done with squashing"
+    r"|(?:is|are|'s|'re|am|'m)\s+done\s+with\s+(?:the\s+|our\s+)?(\w[\w.+#-]*)"
     # the holder going away: "Javier deja la empresa", "Ana leaves the team"
     r"|(\w[\w.+#-]*)\s+(?:deja|dejo|se\s+va\s+de|leaves|is\s+leaving)\s+(?:la\s+|el\s+|the\s+)?"
     r"(?:empresa|equipo|puesto|cargo|company|team|role|job)\b"
@@ -197,7 +202,7 @@ NEW_AHEAD = lazy(
 GONE_WORDS = lazy(
     r"\b(?:no\s+longer|ya\s+no|not|never|no\s+more|any\s*more|dropp(?:ed|ing)(?!" + FELL + ")"
     r"|removed"
-    r"|retired|deleted|turned\s+(?:\S+\s+){0,3}?off|dejamos)\b")
+    r"|retired|deleted|turned\s+(?:\S+\s+){0,3}?off|dejamos|done\s+with)\b")
 
 # A change that did not happen, or not yet: plans, wishes, conditions, attempts undone
 # (looked for up to the end of the change's own word, "not moving" included: "Postgres

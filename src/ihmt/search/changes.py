@@ -480,7 +480,10 @@ def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     # value stands, "is yarn"; not any word, "from the food to the history")
     # (A memory found beyond the question must say the value went away: sharing a name
     # and naming another is too little for a note the question did not find.)
+    # (a word in lower case said gone, "done with squashing" after "prefers squash merges",
+    # where the two share two subject words: "Marco", "merge")
     if values & n.gone & (o_names | o.slots | o.initial) or \
+            (len(subject) >= 2 and values & n.gone and not n.hedged) or \
             (not beyond and fresh and values & (o_names | n_names)):
         return NAMED
     # A query word the earlier matched and the later lacks, where the later says a word of

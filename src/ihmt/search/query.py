@@ -147,6 +147,8 @@ class Searcher:
             # a runner-up naming the same value, or only a plan, is no rival answer.
             slack = types | (frozenset(words) & use_verbs(stem))
             agrees = no_rival(set(words), stem)
+        if value is None:
+            _ours_first(result, base)
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value, types=types, stemmer=stem,
                no_rival=agrees, slack=slack,
@@ -407,18 +409,38 @@ _OTHERS_HINT = re.compile(r"\b(?:they|their|theirs|team|equipo|client|cliente|pr
                           r"|proyecto|usan|utilizan|emplean|tienen|prefieren)\b")
 
 
+def _theirs(hit: Hit) -> bool:
+    text = fold(hit.text or "")
+    if not _OTHERS_HINT.search(text):
+        return False
+    from .topic_words import theirs
+
+    return theirs(text)
+
+
+def _ours_first(result: SearchResult, query: str) -> None:
+    """For a question of "we", "our", "I", a first answer that tells of another team's
+    practice ("The mobile team's iOS builds run on Bitrise; they pay for it") gives way to
+    the first of the next answers that is not somebody else's and matches a question word
+    it matched."""
+    hits = result.hits
+    if len(hits) < 2 or not _ASKER.search(fold(query)) or not _theirs(hits[0]):
+        return
+    for h in hits[1:5]:
+        if set(h.matched) & set(hits[0].matched) and not h.outdated and not _theirs(h):
+            h.score = max(h.score, hits[0].score * 1.01)  # (as any answer moved first)
+            hits.remove(h)
+            hits.insert(0, h)
+            return
+
+
 def _not_theirs(result: SearchResult, query: str) -> None:
     """A question about the asker's own practice ("what do we track our tickets in?") is
     not answered FOUND by a memory of another team's ("The data team switched their ticket
     tracking to Shortcut"): that is somebody else's value, shown, but no answer of ours."""
     if result.status != "FOUND" or not result.hits or not _ASKER.search(fold(query)):
         return
-    text = fold(result.hits[0].text or "")
-    if not _OTHERS_HINT.search(text):
-        return
-    from .topic_words import theirs
-
-    if theirs(text):
+    if _theirs(result.hits[0]):
         result.status = "AMBIGUOUS"
         result.confidence = min(result.confidence, 0.5)
         result.message = ("the closest memory tells of another team's or person's practice, "

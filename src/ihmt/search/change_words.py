@@ -325,6 +325,12 @@ PLANNED = lazy(
     r"\b(?:would|might|plan(?:s|ning|ned)?\s+to|going\s+to|gonna|thinking\s+(?:of|about)"
     r"|consider(?:ing)?|propos(?:e|es|ed|al)|suggest(?:s|ed)?|want(?:s|ed)?\s+to|someday"
     r"|eventually|vamos\s+a|queremos|planeamos|pensamos|propuesta|propon\w*|podr\w+)\b")
+# The change a plan is about, in the base form a plan says it: "planning to move", "would
+# have to drop to 5 minutes", "queremos pasar a" (not "I would love to go hiking").
+PLANNED_CHANGE = lazy(
+    r"\b(?:move|switch|migrate|drop|raise|lower|change|replace|adopt|upgrade|downgrade"
+    r"|go\s+back|revert|cut|increase|decrease|reduce|extend|shorten|rename|retire"
+    r"|mover|cambiar|migrar|pasar|subir|bajar|reemplazar|sustituir|renombrar)\b")
 
 # A memory that says an earlier one was wrong: "Correction: ...", "Small fix: ...",
 # "Actually ...", "I was wrong", "Me equivoqué". Run folded.

@@ -64,7 +64,7 @@ from .change_notes import (
     use_verbs,
     whole_terms,
 )
-from .change_words import CORRECTION, CUE, PLANNED, TROUBLE
+from .change_words import CORRECTION, CUE, PLANNED, PLANNED_CHANGE, TROUBLE
 
 WINDOW = 8  # hits looked at: the versions of one answer rank close together
 LEADS = 3  # of those, the first ones whose later changes are looked for beyond the hits
@@ -327,13 +327,17 @@ def _plan_words(stemmer: str) -> frozenset[str]:
 
 
 def _settled_first(hits: list[Hit], terms: set[str], stemmer: str) -> list[Hit]:
-    """``hits``, where the first answer only says what is planned or imagined ("We are
+    """``hits``, where the first answer only says a change planned or imagined ("We are
     planning to move the search index to OpenSearch", "if we sign, P1 ack would drop to 5
-    minutes": :data:`ihmt.search.change_words.PLANNED`) and says no change done, with the
+    minutes": :data:`ihmt.search.change_words.PLANNED` and
+    :data:`~ihmt.search.change_words.PLANNED_CHANGE`) and says no change done, with the
     newest of the next answers that say something settled of the same thing (a question
     word both matched, no verb of use) before it: for a question about now, a plan changes
     nothing until it is carried out. Only the first answer is read."""
-    if len(hits) < 2 or not PLANNED.search(fold(hits[0].excerpt or hits[0].title)) or \
+    if len(hits) < 2:
+        return hits
+    said = fold(hits[0].excerpt or hits[0].title)
+    if not PLANNED.search(said) or not PLANNED_CHANGE.search(said) or \
             terms & _plan_words(stemmer):  # (a question about the plan asks for it)
         return hits
     lead = hits[0]

@@ -136,6 +136,9 @@ def headers(text: str, low: str) -> Iterator[Found]:
 _COOKIE_HEADER = lazy(r"cookie(?:[ \t]*:[ \t]*|[ \t=]+[\"']?)")
 _COOKIE_PAIR = lazy(r"([A-Za-z0-9_.\-]{1,64})=([^;\s\"',]{1,4096})")
 _CURL_COOKIE = lazy(r"[ \t]-b[ \t]+[\"']?")
+# Cookies set by analytics scripts (Hotjar, Google Analytics, Segment, Mixpanel, Matomo,
+# Clarity, Amplitude): they count visits and log no one in.
+_ANALYTICS_COOKIE = lazy(r"_hj|_ga|_gid|ajs_|_fbp|mp_|_pk_|_clck|_clsk|amp_|amplitude")
 _SESSION_NAME = lazy(r"sess|sid|auth|token|jwt|remember|login|identity|credential")
 
 
@@ -180,6 +183,8 @@ def _session_pairs(text: str, start: int, end: int) -> Iterator[Found]:
         name, value = m.group(1), m.group(2)
         if not _SESSION_NAME.search(name.lower()) or is_placeholder(value):
             continue
+        if _ANALYTICS_COOKIE.match(name):
+            continue  # `_hjSessionUser_<site>`, `_ga_<id>`: an analytics visitor id, no login
         if len(value) >= 16 and (mixed(value) or len(value) >= 24) and entropy(value) >= 3.0:
             yield "session_cookie", m.start(2), m.end(2), f"{name}=" + preview(value)
 

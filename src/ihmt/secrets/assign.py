@@ -35,7 +35,7 @@ KEYWORD = lazy(r"pass(?:word|wd|phrase)?|pwd|psk|secret|key|token|credential|aut
 _SECRET_KEY_NAME = lazy(
     r"pass(?:word|wd|phrase)$|(?:^|[_.\-])(?:pass|pwd|psk|secret|"
     r"(?:secret|api|access|private|signing|encryption|master|account|auth|client|app|"
-    r"license|storage|service|admin|root|shared|webhook|deploy)[_\-]?key|apikey|authtoken|"
+    r"license|storage|service|admin|root|shared|webhook|deploy|validation|decryption)[_\-]?key|apikey|authtoken|"
     r"(?:auth|access|refresh|bearer|session|api|bot|id|app|user|admin|deploy|service|"
     r"personal|oauth|github|gitlab|slack|vault|npm|pypi)?[_\-]?token|credentials?|auth)$",
     re.IGNORECASE,

@@ -162,9 +162,9 @@ def encoded_keys(text: str, low: str) -> Iterator[Found]:
 # ---------------------------------------------------------------------- invitation links
 # `https://host/invite/accept?t=<token>`, `/reset-password?code=<token>`: a path that says
 # the link is a capability, its token in the query under any name.
-_CAPABILITY_QUERY = lazy(r"https?://[^\s/\"'<>]+/(?:[^\s?#\"'<>]*/)?(?:invite|invitation|"
+_CAPABILITY_QUERY = lazy(r"https?://[^\s/\"'<>]{1,255}/(?:[^\s?#\"'<>]{0,200}/)?(?:invite|invitation|"
                          r"join|reset|reset[_\-]?password|magic[_\-]?link|magic)(?:/[\w\-]{1,20})?"
-                         r"\?(?:[^\s#&\"'<>]*&)*?[A-Za-z_]{1,16}=([A-Za-z0-9_\-.~]{20,200})")
+                         r"\?(?:[^\s#&\"'<>]{0,200}&){0,8}?[A-Za-z_]{1,16}=([A-Za-z0-9_\-.~]{20,200})")
 
 
 def capability_queries(text: str, low: str) -> Iterator[Found]:

@@ -35,7 +35,7 @@ KEYWORD = lazy(r"pass(?:word|wd|phrase)?|pwd|psk|secret|key|token|credential|aut
 _SECRET_KEY_NAME = lazy(
     r"pass(?:word|wd|phrase)$|(?:^|[_.\-])(?:pass|pwd|psk|secret|"
     r"(?:secret|api|access|private|signing|encryption|master|account|auth|client|app|"
-    r"license|storage|service|admin|root|shared|webhook|deploy)[_\-]?key|apikey|authtoken|"
+    r"license|storage|service|admin|root|shared|webhook|deploy|validation|decryption)[_\-]?key|apikey|authtoken|"
     r"(?:auth|access|refresh|bearer|session|api|bot|id|app|user|admin|deploy|service|"
     r"personal|oauth|github|gitlab|slack|vault|npm|pypi)?[_\-]?token|credentials?|auth)$",
     re.IGNORECASE,
@@ -66,6 +66,7 @@ _YAML_LEAD = lazy(r"-?|[\w.\-]+:")
 # Tokens that page through a listing or resume a sync: cursors, not credentials.
 _PAGING_NAME = lazy(r"(?i)page[_\-]?token|continuation[_\-]?token|(?:^|[_\-])next[_\-]?token|"
                     r"sync[_\-]?token|cursor")
+_ANTI_FORGERY = lazy(r"(?i)csrf|xsrf")
 # A key that is one part of a colon-separated name (`arn:aws:secretsmanager:...:secret:x`,
 # `urn:...:token:...`): the resource's name, not a value given to it.
 NAME_PATH = lazy(r"(?i)(?:^|[\s\"'`(=])(?:arn|urn):[^\s\"'`]*$")
@@ -89,6 +90,8 @@ def secret_key_name(key: str) -> bool:
         return False  # publicKeyToken, public_key, NEXT_PUBLIC_*: public by their name
     if _PAGING_NAME.search(_HUMP.sub("_", key)):
         return False  # next_page_token, nextPageToken: a cursor into a listing
+    if _ANTI_FORGERY.search(key):
+        return False  # X-XSRF-TOKEN, csrf_token: one session's anti-forgery value, per request
     return bool(_SECRET_KEY_NAME.search(key) or _SECRET_KEY_NAME.search(_HUMP.sub("_", key)))
 
 

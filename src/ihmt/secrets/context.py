@@ -15,9 +15,9 @@ import re
 from collections.abc import Iterator
 
 from ..lazy_re import lazy
-from . import forms
+from . import forms, given
 from .assign import assignments, secret_key_name, xml_elements
-from .prose import named_values, pairs, prose, seed_phrases, use_as
+from .prose import answers, named_values, pairs, prose, seed_phrases, use_as
 from .values import (
     decodes_to_user_password,
     entropy,
@@ -99,7 +99,7 @@ def signed_urls(text: str, low: str) -> Iterator[Found]:
 # The scheme is any word before a space: besides Basic and Bearer, providers name their
 # own (Okta's `SSWS`, Opsgenie's `GenieKey`, `Token`, `Klaviyo-API-Key` ...).
 _AUTH_HEADER = lazy(
-    r"(?:authorization|proxy-authorization)[\"']?\s*[:=,]\s*[\"']?"
+    r"(?:authorization|proxy-authorization)(?:[\"']?\s*[:=,]\s*[\"']?|[ \t]+[\"'])"
     r"(?:(basic|bearer|token|digest|apikey|api-key|key|sso-key)|([a-z][a-z0-9_\-]{1,24})"
     r"(?=[ \t]))?\s*([a-z0-9+/=._~\-:]{8,})")
 _BEARER = lazy(r"bearer\s+([a-z0-9._~+/\-]{20,}=*)(?![a-z0-9._~+/\-])")
@@ -136,6 +136,9 @@ def headers(text: str, low: str) -> Iterator[Found]:
 _COOKIE_HEADER = lazy(r"cookie(?:[ \t]*:[ \t]*|[ \t=]+[\"']?)")
 _COOKIE_PAIR = lazy(r"([A-Za-z0-9_.\-]{1,64})=([^;\s\"',]{1,4096})")
 _CURL_COOKIE = lazy(r"[ \t]-b[ \t]+[\"']?")
+# Cookies set by analytics scripts (Hotjar, Google Analytics, Segment, Mixpanel, Matomo,
+# Clarity, Amplitude): they count visits and log no one in.
+_ANALYTICS_COOKIE = lazy(r"_hj|_ga|_gid|ajs_|_fbp|mp_|_pk_|_clck|_clsk|amp_|amplitude")
 _SESSION_NAME = lazy(r"sess|sid|auth|token|jwt|remember|login|identity|credential")
 
 
@@ -180,6 +183,8 @@ def _session_pairs(text: str, start: int, end: int) -> Iterator[Found]:
         name, value = m.group(1), m.group(2)
         if not _SESSION_NAME.search(name.lower()) or is_placeholder(value):
             continue
+        if _ANALYTICS_COOKIE.match(name):
+            continue  # `_hjSessionUser_<site>`, `_ga_<id>`: an analytics visitor id, no login
         if len(value) >= 16 and (mixed(value) or len(value) >= 24) and entropy(value) >= 3.0:
             yield "session_cookie", m.start(2), m.end(2), f"{name}=" + preview(value)
 
@@ -228,8 +233,9 @@ _POSITIONAL = tuple(lazy(p + _PW_ARG) for p in (
     r"rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S+",
     r"htpasswd[ \t]+(?:-[a-z]*b[a-z]*[ \t]+)(?:-[a-z]+[ \t]+)*\S+[ \t]+\S+",
     r"net[ \t]+user[ \t]+\S+",
-    r"sshpass[ \t]+-p"))
-_POSITIONAL_WORDS = ("rabbitmqctl", "htpasswd", "net", "sshpass")
+    r"sshpass[ \t]+-p",
+    r"net[ \t]+use[ \t]+(?:[a-z*]:[ \t]+)?\\\\[^\s\\]+\\\S+"))  # net use Z: \\host\share PW
+_POSITIONAL_WORDS = ("rabbitmqctl", "htpasswd", "net", "sshpass", "net use")
 # `npm config set //host/:_authToken VALUE`, `yarn config set npmAuthToken VALUE`,
 # `git config --global github.token VALUE`: a setting named for a secret, then its value.
 _CONFIG_SET = lazy(r"config[ \t]+(?:set[ \t]+|(?:--[a-z]+[ \t]+)+)"
@@ -408,4 +414,4 @@ def _netrc(text: str, low: str) -> Iterator[Found]:
 
 RULES = (aws_secrets, connection_strings, signed_urls, headers, cookies, docker_auth,
          command_lines, files, assignments, xml_elements, prose, use_as, pairs, named_values,
-         seed_phrases, *forms.RULES)
+         seed_phrases, answers, *forms.RULES, *given.RULES)

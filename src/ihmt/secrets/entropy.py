@@ -20,6 +20,8 @@ from .values import (
 TOKEN = lazy(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{32,}={0,2}(?![A-Za-z0-9+/_\-=])")
 _HEX = lazy(r"[0-9a-fA-F]+")
 _WORD_SEGMENT = lazy(r"[a-z]{2,}|[A-Z][a-z]+|[a-z]+[._\-][a-z]+|v?\d+(?:\.\d+)*")
+# A path segment named in code: `_buildManifest`, `_next`, `pageData`.
+_NAME_SEGMENT = lazy(r"_?[a-z]+(?:[A-Z][a-z]+)*")
 _UUID = lazy(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 _SECRET_CONTEXT = lazy(
     r"(?i)secret|passw|token|api[_\- ]?key|private|credential|auth|bearer|signing|"
@@ -42,12 +44,14 @@ _PUBLIC_BEFORE = lazy(
     r"public key[^\n]{0,30}\r?\n[ \t]*|\baddress(?:es)?\W{0,4}|"
     r"(?:site|publishable)[_ \-]?key\W{0,4}|\bpublic\)?[ \t]*(?:is|=|:)?[ \t]*|"
     r"(?:checksum|digest|hash)[\w\-]*[\"']?\s*[:=]\s*[\"']?|"
-    r"sha\d+[\"']?[ \t]*[:=][ \t]*[\"']?|signature(?:-\d+)?[\"']?[ \t]*[:=][ \t]*[\"']?(?:v\d+,)?|"
+    r"sha\d+[\"']?[ \t]*[:=][ \t]*[\"']?|signature(?:-\d+)?[\"']?[ \t]*[:=][ \t]*[\"']?(?:v\d+,|[A-Za-z0-9+/]{16,}=)?|"
     r"(?:captcha|turnstile)[\w\-]*[\"']?[ \t]*[:=][ \t]*[\"']?|"
     r"(?:csrf|xsrf)[\w\-]*[\"']?(?:[ \t]*[:=][ \t]*|\s+(?:content|value)=)[\"']?|"
     r"(?:payload|body|message|bytes)[ \t]*\(?base64\)?[ \t]*[:=][ \t]*|"
     r"(?:page|continuation|sync)[_\-]?token[\"']?[ \t]*[:=][ \t]*[\"']?|"
     r"cursor[\"']?[ \t]*[:=][ \t]*[\"']?|ciphertext\w*\W{0,4}|\bsecure[\"']?[ \t]*:[ \t]*[\"']?|"
+    r"sha-\d+=:|\bM[EG][QUY]C[IM][A-Za-z0-9+/]{16,}=|public\w{0,6}key</key>\s*<string>|signedentrytimestamp[\"']?\s*:\s*[\"']?|"
+    r"\b(?:oauth_)?(?:state|nonce)[\"']?[ \t]*[:=][ \t]*[\"']?|analytics\.load\([ \t]*[\"']|"
     r"\"(?:n|e|x|y|kid|x5t(?:#s256)?|x5c)\"\s*:\s*\[?\s*\")$")
 # A hash named by its algorithm, in the token itself (`sha256-...` in SRI and nix,
 # `sha256/...` in certificate pins).
@@ -58,6 +62,8 @@ _ID_BEFORE = lazy(
     r"(?:[_\-]\d+)?[\"']?\s*[:=]?\s*[\"']?$")
 _SECRET_IDS = frozenset({"session", "sess", "s", "secret", "csrf", "xsrf", "auth"})
 _CID = lazy(r"Qm[1-9A-HJ-NP-Za-km-z]{44}|baf[a-z2-7]{50,}")
+# A URL cut inside its host (a dot ends a token): what follows is the host's end and path.
+_IN_HOST = lazy(r"^[a-z][a-z0-9+.\-]*://[A-Za-z0-9.\-]+\.$", re.IGNORECASE)
 _URL_START = lazy(r"[a-z][a-z0-9+.\-]*://[^\s/?#]+(/[^\s?#]*)?$", re.IGNORECASE)
 
 
@@ -80,7 +86,9 @@ _VERIFICATION = lazy(r"(?i)[a-z0-9\-]*verification[=:][ \t]*$")
 _DKIM = lazy(r"(?i)v=dkim1|_domainkey|\bk=(?:rsa|ed25519)\b")
 # A URL query parameter or fragment whose name says it holds a secret.
 _SECRET_PARAM = lazy(r"(?i)tok|key|sig|secret|auth|pass|pw|code|session|sid|jwt|cred|otp")
-_QUERY_PARAM = lazy(r"[?&;#]([A-Za-z0-9_.\-\[\]]*)=$")
+# The value may have begun already, cut at a percent escape (`?SAMLRequest=fZ...%<2B...>`).
+_ESCAPE = lazy(r"%[0-9A-Fa-f]{2}")
+_QUERY_PARAM = lazy(r"[?&;#]([A-Za-z0-9_.\-\[\]]*)=(?:[A-Za-z0-9_.\-~+/%]*%)?$")
 # Parameters that carry one request's proof or anti-forgery value, not a credential: OAuth's
 # `state`, OpenID's `nonce`, PKCE's `code_challenge` (a hash of a verifier kept elsewhere).
 _PER_REQUEST_PARAM = lazy(r"(?i)state|nonce|code_challenge(?:_method)?")
@@ -119,6 +127,9 @@ def id_in_url_query(before: str) -> bool:
     secret's: ``?list=<id>``, ``?v=<id>``, ``&ref=<id>``. Tokens in the query are judged by
     their parameter (``?sig=``, ``?access_token=`` are caught by their own rule)."""
     word = re.split(r"[\s\"'<>()\[\]]", before)[-1]
+    if (len(word) == len(before) and before.endswith("%")
+            and len(_ESCAPE.findall(word)) >= 2 and "?" not in word):
+        return True  # deep in a long URL-encoded value (`SAMLRequest=`), cut at an escape
     request_path = word.startswith("/") and "?" in word  # `GET /authorize?...`
     if "://" not in word and not request_path and not (
             len(word) == len(before) and ("?" in word or "&" in word)):
@@ -176,7 +187,14 @@ def random_token(tok: str, before: str, after: str) -> bool:
             before.endswith("/") and encoded_file("/" + core)):
         return False
     segments = core.split("/")
-    if len(segments) >= 3 and sum(_WORD_SEGMENT.fullmatch(s) is not None for s in segments) >= 2:
+    if len(segments) >= 2 and _IN_HOST.search(re.split(r"[\s\"'<>()\[\]]", before[-200:])[-1]):
+        # `https://sns.amazonaws.<com/Name-<hash>>`: the host's end, then its path: judge
+        # each part of the path where it stands
+        return any(random_token(seg, before + "/".join(segments[:i]) + "/", after)
+                   for i, seg in enumerate(segments) if i and len(seg) >= 32)
+    if len(segments) >= 3 and sum(_WORD_SEGMENT.fullmatch(s) is not None
+                                  or _NAME_SEGMENT.fullmatch(s) is not None
+                                  for s in segments) >= 2:
         # a path (src/<sha>/lib): judge each part on its own
         return any(random_token(seg, before + "/".join(segments[:i]) + "/", after)
                    for i, seg in enumerate(segments) if len(seg) >= 32)

@@ -86,7 +86,8 @@ def login_calls(text: str, low: str) -> Iterator[Found]:
 # file named for one.
 _ECHO = lazy(r"\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?" + _quoted(1) + r"[ \t]*(\||>>?)([^\n]*)")
 _READS_PASSWORD = lazy(r"--password-stdin|--pass(?:word)?-?stdin|--passphrase-fd[ \t=]+0\b|\bsudo[ \t]+(?:-\w+[ \t]+)*-s\b|"
-                       r"\bchpasswd\b|\bpasswd[ \t]+--stdin\b|\bkinit\b|--stdin-pass")
+                       r"\bchpasswd\b|\bpasswd[ \t]+--stdin\b|\bkinit\b|--stdin-pass|"
+                       r"\baz[ \t]+devops[ \t]+login\b")
 _SECRET_FILE = lazy(r"^[ \t]*[^\s|;&]*(?:pass|pwd|secret|token|cred|\.key\b|cookie\b)")
 
 
@@ -115,6 +116,8 @@ _PSK = lazy(r":[ \t]*PSK[ \t]+" + _quoted(1))
 def directives(text: str, low: str) -> Iterator[Found]:
     for m in in_lines(_DIRECTIVE, text, ("pass", "secret"), low):
         value, s = m.group(3), m.start(3)
+        if "://" in value:
+            continue  # nginx's `proxy_pass http://...`: where requests go, not a password
         if _password_literal(value, m.group(2) or "'"):
             yield "password", s, m.end(3), m.group(1) + " " + preview(value)
     for rx, needle in ((_SETTER, "("), (_PSK, "psk")):

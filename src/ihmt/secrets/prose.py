@@ -36,7 +36,7 @@ _PROSE_KEY = lazy(
     r"pass(?:words?|wd|phrase|code|wort)?|pwd?|pin(?: code)?|contrase(?:ñ|n)a|"
     r"(?:semilla|secreto|clave|c(?:ó|o)digos?)(?: de)? (?:totp|2fa|mfa|otp|"
     r"recuperaci(?:ó|o)n|respaldo)|clave|"
-    r"mot de passe|kennwort|senha|wachtwoord|"
+    r"mot de passe|kennwort|senha|wachtwoord|frase (?:de paso|secreta|de contrase(?:ñ|n)a)|"
     r"(?:recovery|backup|2fa|mfa|totp|otp|authenticator)(?: setup| secret)? (?:seed|code|key)s?")
 # What joins the keyword to its value: an adjective ("contraseña nueva"), what it is for
 # ("for the NAS", "de la base de datos"), a parenthesis ("as of Monday"), then a copula,
@@ -44,12 +44,19 @@ _PROSE_KEY = lazy(
 _CONNECT = lazy(
     r"(?:\s+(?:new|old|current|temporary|default|initial|nueva|nuevo|actual|temporal|"
     r"provisional|inicial|privada|privado|secreta|secreto|maestra|maestro))?"
-    r"(?:\s+(?:for|of|at|on|to|in|del|de|para|du|für|da|do|van)\s[^\n.;!?:=]{0,40}?)?"
+    r"(?:\s+(?:for|of|at|on|to|in|del|de|para|du|für|da|do|van)\s"
+    r"(?:[^\n.;!?:=()]|\([^()\n]{1,60}\)(?=\s(?:is|es|was|era)\s)){0,40}?)?"
     r"(?:\s*\([^()\n]{1,60}\)(?=\s?[:=]))?"
+    # who gave it: "the password they gave us on the phone is ..."
+    r"(?:\s+(?:that\s+)?(?:they|we|you|he|she|i|someone)\s+(?:gave|sent|told|shared|chose|"
+    r"picked|set|use|used)(?:\s+(?:us|me|you|him|her|them))?"
+    r"(?:\s+(?:on|over|by|in|via)\s+(?:the\s+)?[a-z]+)?)?"
     r"(?:,[^,\n]{1,30},)?"
     r"(?:[,;]?\s+(?:changed|rotated|updated|reset|again|today|yesterday|and|so|it))"
     r"{0,4}[,;]?"
-    r"(?:\s(?:(?:is|was|are|it'?s|it’s) now|is|was|are|were|now|becomes|es|era|est|ist|é|"
+    r"(?:\s(?:was|is|has been|had been|got|were)\s(?:changed|set|reset|updated|rotated)\s"
+    r"(?:back\s)?to"
+    r"|\s(?:(?:is|was|are|it'?s|it’s) now|is|was|are|were|now|becomes|es|era|est|ist|é|"
     r"ahora es|es ahora|(?:quedó|queda|quedo) (?:en|como)|será|"
     r"=|->|→|it'?s|it’s)"
     r"|\s?[:=]|\s(?:changed|set|reset|updated|rotated|cambiada|cambió) (?:it )?to)\s+")
@@ -390,10 +397,14 @@ def named_values(text: str, low: str) -> Iterator[Found]:
 # "recovery phrase: w1 w2 ... w12", "MNEMONIC=\"...\"", "frase semilla: ...": a wallet's
 # words, 12 to 24 of them (BIP-39 uses multiples of three), lower case, no small words of
 # a sentence between them.
-_SEED_NOUNS = ("phrase", "words", "mnemonic", "semilla", "recuperación", "recuperacion")
+# A wallet named (`metamask wallet: ...`, `new HDWalletProvider("...")`) may be given its
+# words with no noun for them.
+_SEED_NOUNS = ("phrase", "words", "mnemonic", "semilla", "recuperación", "recuperacion",
+               "wallet", "hdwalletprovider")
 # What must come before "phrase" or "words" for them to name a wallet's words.
 _SEED_BEFORE = lazy(r"(?:seed|recovery|backup|wallet|secret)[ _\-]?$")
-_SEED_JOIN = lazy(r"[^\n:=]{0,60}?(?:[ \t]*[:=]|[ \t]+(?:is|es|era|was))[ \t]*[\"'`]?[ \t]*")
+_SEED_JOIN = lazy(r"[^\n:=]{0,60}?(?:[ \t]*[:=]|[ \t]+(?:is|es|era|was)|[ \t]*\((?=[ \t]*[\"'`]))"
+                  r"[ \t]*(?:\r?\n[ \t]*)?[\"'`]?[ \t]*")
 _SEED_WORDS = lazy(r"[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,23}(?![a-z])")
 _SENTENCE_WORDS = frozenset(
     "the and for with that this you your are not was were our have has its from into then "
@@ -427,3 +438,33 @@ def _seed_after(text: str, low: str, noun: str, pos: int) -> Iterator[Found]:
         return
     end = w.start() + words[n - 1].end()
     yield "seed_phrase", w.start(), end, noun + " " + preview(words[0].group(0))
+
+
+# ---------------------------------------------------------------------- answers
+# "Q: what's the root pw on the NAS?" then "A: <value>": a question that asks for a
+# password, answered on the next line.
+_ASKED = lazy(r"(?m)^[ \t]*(?:q|question|p|pregunta)[ \t]*[:.)\-][^\n?]*?"
+              r"\b(?:pass(?:word|wd|phrase)?|pwd?|contrase(?:ñ|n)a|clave)\b[^\n]*\?[ \t]*\r?\n"
+              r"[ \t]*(?:a|answer|r|respuesta)[ \t]*[:.)\-][ \t]*(\S{4,128})")
+# "the PDF opens with <value>", "el zip se abre con <value>": what unlocks a file, in a
+# sentence with no key word; only a value with a digit and a symbol counts.
+_OPENS_WITH = lazy(r"\b(?:opens|unlocks|se abre|se desbloquea|abre)[ \t]+(?:with|con)[ \t]+(\S{6,128})")
+
+
+def answers(text: str, low: str) -> Iterator[Found]:
+    if "?" in text:
+        for m in _ASKED.finditer(low):
+            value = text[m.start(1): m.end(1)].rstrip(",;)")
+            if _password_value(value, False) and not said_stand_in(
+                    text, value, m.start(1) + len(value)):
+                yield "password", m.start(1), m.start(1) + len(value), "A: " + preview(value)
+    if " con " in low or " with " in low:
+        for m in _OPENS_WITH.finditer(low):
+            value = text[m.start(1): m.end(1)].rstrip(",;:)")
+            if value.endswith(".") and not value[:-1].endswith("."):
+                value = value[:-1]
+            if random_looking(value) or (looks_like_password(value)
+                                         and any(c.isdigit() for c in value)
+                                         and any(not c.isalnum() and c not in "._-/"
+                                                 for c in value)):
+                yield "password", m.start(1), m.start(1) + len(value), "opens with " + preview(value)

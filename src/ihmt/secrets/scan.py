@@ -46,12 +46,19 @@ def _public_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+# ejson's `EJ[1:<key>:<nonce>:<box>]`, jasypt's `ENC(<base64>)`: ciphertext in the wrapper
+# of the tool that made it.
+_WRAPPED_CIPHERTEXT = lazy(r"EJ\[\d+:[A-Za-z0-9+/=:]{16,}\]|ENC\([A-Za-z0-9+/=]{16,}\)")
+
+
 def _ciphertext_spans(text: str) -> list[tuple[int, int]]:
     """Encrypted values committed on purpose (sops, SealedSecrets): nothing inside is a
     secret in the clear, whatever key names it."""
     spans = []
     if "ENC[" in text:
         spans += [m.span() for m in shapes.SOPS_VALUE.finditer(text)]
+    if "EJ[" in text or "ENC(" in text:
+        spans += [m.span() for m in _WRAPPED_CIPHERTEXT.finditer(text)]
     if "encryptedData" in text and shapes.SEALED_SECRET.search(text):
         spans += [m.span() for m in shapes.SEALED_DATA.finditer(text)]
     return spans
@@ -73,6 +80,28 @@ def _shape_match(text: str, i: int, shape: shapes.Shape,
     if is_placeholder(value):
         return
     yield 1 + i, shape.kind, start, m.end(shape.group), preview(value, shape.prefix(value))
+
+
+# A value published with a label that says so, on its line or one of the two above: a
+# test vector cited from an RFC by number (RFC 8032's Ed25519 key, RFC 8439's ChaCha20
+# key), or the signature lines of a minisign/signify file under their comment lines.
+# Only the generic kinds give way: a provider's shape is a secret whatever its label.
+_LABELLED_PUBLIC = lazy(r"(?i)\brfc[ \t\-]?\d{3,5}\b[^\n]{0,120}\btest[ \t\-]?vectors?\b|"
+                        r"\btest[ \t\-]?vectors?\b[^\n]{0,120}\brfc[ \t\-]?\d{3,5}\b|"
+                        r"^(?:un)?trusted comment:")
+_GENERIC = frozenset({"high_entropy", "credential", "password"})
+
+
+def _labelled_public(text: str, start: int) -> bool:
+    lo = start
+    for _ in range(3):
+        lo = text.rfind("\n", 0, lo - 1) + 1 if lo > 0 else 0
+        if lo == 0:
+            break
+    for line in text[lo: start].split("\n"):
+        if _LABELLED_PUBLIC.search(line):
+            return True
+    return False
 
 
 def _candidates(text: str) -> Iterator[tuple[int, str, int, int, str]]:
@@ -129,8 +158,11 @@ def find_secrets(text: str) -> list[Finding]:
     starts: list[int] = []  # accepted spans, disjoint, sorted by start
     ends: list[int] = []
     chosen: list[tuple[str, int, int, str]] = []
+    labelled = ("rfc" in text.lower() or "trusted comment:" in text)
     for _, kind, start, end, shown in cands:
         if end <= start:
+            continue
+        if labelled and kind in _GENERIC and _labelled_public(text, start):
             continue
         i = bisect_right(starts, start)
         if (i > 0 and ends[i - 1] > start) or (i < len(starts) and starts[i] < end):

@@ -33,6 +33,10 @@ _STORE_REFERENCE = lazy(
     r"(?:op|vault|ref\+[a-z0-9]+|sm|gsm|gcpsm|awssm|azkv|keyvault|doppler|bws|infisical|akv|"
     r"k8s-secret)://|(?:vault|secretsmanager|ssm|keyvault):[a-z]|"
     r"arn:aws[\w-]*:(?:secretsmanager|ssm|kms):|@microsoft\.keyvault\(", re.IGNORECASE)
+# What a value is in place of the secret itself: ciphertext in a wrapper that names its
+# tool (ejson's `EJ[1:...]`, jasypt's `ENC(...)`), or a digest named by its algorithm
+# (`hmac-sha256:...` in an audit log, an SSH key's `SHA256:...` fingerprint).
+_SEALED_OR_HASHED = lazy(r"EJ\[\d+:|ENC\(|(?i:(?:hmac-)?(?:sha(?:1|224|256|384|512)|md5):)")
 _STAND_IN_SPLIT = lazy(r"[-_.:/ ]+")
 _FILLER = frozenset("xX0*#.")
 _PLACEHOLDER_RE = lazy(
@@ -67,7 +71,7 @@ def is_placeholder(value: str) -> bool:
     low = v.lower()
     if low.endswith("example") or _STAND_IN_WORDS.intersection(_STAND_IN_SPLIT.split(low)):
         return True
-    if _STAND_IN_GLUED.search(v) or _STORE_REFERENCE.match(v):
+    if _STAND_IN_GLUED.search(v) or _STORE_REFERENCE.match(v) or _SEALED_OR_HASHED.match(v):
         return True
     if len(v) >= 12:
         top, n = Counter(v).most_common(1)[0]
@@ -91,8 +95,12 @@ def said_stand_in(text: str, value: str, end: int) -> bool:
 # Values that are public by design although they look like keys: Stripe publishable keys,
 # Mapbox public tokens, PostHog project keys (sent by every browser that loads the page),
 # age recipients, SSH public key bodies.
+# Extended public keys of a wallet (`xpub`, `ypub`, `zpub`, testnet `tpub`/`upub`/`vpub`)
+# watch an account and cannot spend (their `xprv` counterparts are secrets). AWS KMS
+# ciphertext blobs (`AQICAH...`, `AQIBAH...`) are committed on purpose.
 PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.ey", "phc_", "age1", "AAAAC3Nza", "AAAAB3Nza",
-                   "AAAAE2VjZHNh", "AAAAGnNr")
+                   "AAAAE2VjZHNh", "AAAAGnNr", "xpub6", "ypub6", "zpub6", "tpubD", "upub5",
+                   "vpub5", "AQICAH", "AQIBAH")
 
 
 def is_public(value: str) -> bool:
@@ -222,7 +230,8 @@ _FILE_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"%PDF", b"PK\x03\x04", b"\
                b"\x00\x00\x00\x18ftyp", b"\x00\x00\x00\x20ftyp", b"\x00\x00\x01\x00",
                b"SQLite format", b"<?xml", b"<svg", b"<html", b"<!DOCTYPE", b"<samlp:", b"<saml:",
                b"MSCF", b"7z\xbc\xaf", b"\xd0\xcf\x11\xe0", b"fLaC", b"\x1aE\xdf\xa3",
-               b"\x00asm")
+               b"\x00asm",
+               b"\x00\x00\x00")  # a length-prefixed binary frame (gRPC-web): three zero bytes
 
 
 def encoded_file(value: str) -> bool:

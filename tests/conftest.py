@@ -43,3 +43,15 @@ def leaf_files(m: Memory) -> set[str]:
 
 def reachable(m: Memory) -> list[str]:
     return [path[-1] for path, _ in m.walk()]
+
+
+def store_with(tmp_path: Path, background: list[str], *texts_and_dates: tuple[str, str]
+               ) -> Memory:
+    """A new store under ``tmp_path`` holding ``background`` (dated 2026-01-01), then each
+    ``(text, date)`` in order."""
+    m = Memory.open(tmp_path / "s", create=True)
+    for note in background:
+        m.save(note, date="2026-01-01")
+    for text, when in texts_and_dates:
+        m.save(text, date=when)
+    return m

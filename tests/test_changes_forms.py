@@ -35,6 +35,8 @@ from ihmt.search.changes import rarest
 from ihmt.search.descent import descend
 from ihmt.text import tokenize
 
+from .conftest import store_with
+
 NOTES = [
     "Standup is at 9:30 on weekdays.", "We squash-merge every pull request.",
     "The design review happens on Thursdays.", "My sister lives in Bilbao.",
@@ -147,12 +149,7 @@ TRAPS = [
 
 
 def _store(tmp_path: Path, *texts_and_dates: tuple[str, str]) -> Memory:
-    m = Memory.open(tmp_path / "s", create=True)
-    for note in NOTES:
-        m.save(note, date="2026-01-01")
-    for text, when in texts_and_dates:
-        m.save(text, date=when)
-    return m
+    return store_with(tmp_path, NOTES, *texts_and_dates)
 
 
 @pytest.mark.parametrize("case", CHANGES, ids=lambda c: c[2] if isinstance(c, str) else None)

@@ -19,6 +19,8 @@ from ihmt.search.aliases import compounds
 from ihmt.search.change_notes import read_note
 from ihmt.text import tokenize
 
+from .conftest import store_with
+
 NOTES = [
     "Standup is at 9:30 on weekdays.", "We squash-merge every pull request.",
     "The design review happens on Thursdays.", "Lunch orders close at 11:00.",
@@ -28,12 +30,7 @@ NOTES = [
 
 
 def _store(tmp_path: Path, *texts_and_dates: tuple[str, str]) -> Memory:
-    m = Memory.open(tmp_path / "s", create=True)
-    for note in NOTES:
-        m.save(note, date="2026-01-01")
-    for text, when in texts_and_dates:
-        m.save(text, date=when)
-    return m
+    return store_with(tmp_path, NOTES, *texts_and_dates)
 
 
 def test_from_names_a_value_let_go_only_in_a_change() -> None:

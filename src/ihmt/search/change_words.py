@@ -44,6 +44,15 @@ _DATED = (r"(?:since|from|as\s+of|starting)\s+(?:this\s+|last\s+|next\s+)?(?:" +
           # "this year the freeze starts on the 20th", "este año"
           r"|this\s+(?:year|quarter|month|season|sprint)|este\s+(?:ano|trimestre|mes)")
 
+# Words said in more than one pattern below: an earlier memory was wrong ("Correction:",
+# "Small fix:", "I was wrong", "me equivoqué"); being done with a value ("he's done with
+# squashing"); a holder leaving ("Javier deja la empresa", "Ana leaves the team").
+_WRONG = (r"correction|correccion|(?:small|quick|minor|tiny)\s+fix\b|me\s+equivoque"
+          r"|i\s+was\s+wrong|had\s+it\s+wrong|lo\s+tenia\s+mal")
+_DONE_WITH = r"(?:is|are|'s|'re|am|'m)\s+done\s+with"
+_LEAVES = (r"(?:deja|dejo|se\s+va\s+de|leaves|is\s+leaving)\s+(?:la\s+|el\s+|the\s+)?"
+           r"(?:empresa|equipo|puesto|cargo|company|team|role|job)")
+
 CUE = lazy(
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing)|replac(?:ed|ing)|swap(?:ped|ping)"
     r"|chang(?:ed|ing)|convert(?:ed|ing)|port(?:ed|ing)|rewr(?:ote|itten)|upgrad(?:ed|ing)"
@@ -93,12 +102,11 @@ CUE = lazy(
     r"|became|has\s+become|pas(?:o|aron)\s+a\s+ser|from\s+now\s+on|going\s+forward"
     # a new default, being done with the old: "New default for AWS: eu-central-1", "he's
     # done with squashing", "nuevo valor por defecto"
-    r"|new\s+default|nuevo\s+(?:valor\s+)?por\s+defecto|(?:is|are|'s|'re|am|'m)\s+done\s+with"
+    r"|new\s+default|nuevo\s+(?:valor\s+)?por\s+defecto|" + _DONE_WITH +
     r"|a\s+partir\s+de\s+ahora|de\s+ahora\s+en\s+adelante"
     # a holder going away: "Javier deja la empresa", "Ana leaves the team at the end of May"
-    r"|(?:deja|dejo|se\s+va\s+de|leaves|is\s+leaving)\s+(?:la\s+|el\s+|the\s+)?(?:empresa"
-    r"|equipo|puesto|cargo|company|team|role|job)"
-    # something over: "lo de Slack con el cliente se acabó", "the Heroku era is over"
+    r"|" + _LEAVES +
+    # something over: "lo de Slack con el cliente se acabó", "se terminó lo de Heroku"
     r"|se\s+(?:acabo|termino)\b"
     # letting a thing go, getting a new one: "closed the ING account", "the ThinkPad went
     # back", "goodbye PagerDuty", "got a new MacBook", "me pasé a Openbank", "cerré la
@@ -118,9 +126,8 @@ CUE = lazy(
     r"\s+(?:\S+\s+){0,7}?(?:a|hasta|en)\s"
     r"(?=\S*\d|(?:dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|veinte|treinta|cuarenta"
     r"|cincuenta|sesenta|cien|doscientos|quinientos|mil)\b)"
-    r"|(?:my|our)\s+new|(?:mi|nuestr[oa])\s+nuev[oa]|correction|correccion"
-    r"|(?:small|quick|minor|tiny)\s+fix\b|^\W*(?:fix|erratum|errata|fe\s+de\s+erratas)\s*:"
-    r"|me\s+equivoque|i\s+was\s+wrong|had\s+it\s+wrong|lo\s+tenia\s+mal"
+    r"|(?:my|our)\s+new|(?:mi|nuestr[oa])\s+nuev[oa]|" + _WRONG +
+    r"|^\W*(?:fix|erratum|errata|fe\s+de\s+erratas)\s*:"
     # a correction said at the start ("Actually the cache TTL is 5 minutes"), a value that
     # is the new one ("Cloudflare is the new DNS provider")
     r"|^\W*(?:actually|en\s+realidad)\b|(?:is|are)\s+the\s+new|(?:es|son)\s+(?:el|la)\s+nuev[oa]"
@@ -155,10 +162,9 @@ OLD_SLOT = lazy(
     # "de MySQL a Postgres", "de 30 a 10" (not "el timeout de pagos a 10 segundos")
     r"|\bde\s+(\w[\w.+#-]*)\s+a\b(?!\s+\d)|\bde\s+(\d[\w.,:]*)\s+a\b"
     # "he's done with squashing"
-    r"|(?:is|are|'s|'re|am|'m)\s+done\s+with\s+(?:the\s+|our\s+)?(\w[\w.+#-]*)"
+    r"|" + _DONE_WITH + r"\s+(?:the\s+|our\s+)?(\w[\w.+#-]*)"
     # the holder going away: "Javier deja la empresa", "Ana leaves the team"
-    r"|(\w[\w.+#-]*)\s+(?:deja|dejo|se\s+va\s+de|leaves|is\s+leaving)\s+(?:la\s+|el\s+|the\s+)?"
-    r"(?:empresa|equipo|puesto|cargo|company|team|role|job)\b"
+    r"|(\w[\w.+#-]*)\s+" + _LEAVES + r"\b"
     # "lo de Slack (con el cliente) se acabó"
     r"|\blo\s+de\s+(\w[\w.+#-]*)(?:\s+\S+){0,6}?\s+se\s+(?:acabo|termino)\b"
     # said of the old value itself: "Jest was removed", "Travis got turned off", "MySQL fue
@@ -335,8 +341,7 @@ PLANNED_CHANGE = lazy(
 # A memory that says an earlier one was wrong: "Correction: ...", "Small fix: ...",
 # "Actually ...", "I was wrong", "Me equivoqué". Run folded.
 CORRECTION = lazy(
-    r"\b(?:correction|correccion|(?:small|quick|minor|tiny)\s+fix|erratum|errata"
-    r"|i\s+was\s+wrong|had\s+it\s+wrong|me\s+equivoque|lo\s+tenia\s+mal)\b"
+    r"\b(?:" + _WRONG + r"|erratum|errata)\b"
     r"|^\W*(?:actually|en\s+realidad|fix\s*:)")
 
 # A memory that states the value of a thing, read on each sentence unfolded (a capital

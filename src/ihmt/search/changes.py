@@ -38,11 +38,13 @@ a query word in common (every word the earlier one matched, when the fact timeli
 the earlier one; memories the timeline links are left to it), the change must be dated after the other (or saved after it
 on the same day), a value said to continue ("billing stays on Postgres", "the Redis
 upgrade went fine") links nothing, and an earlier memory that already said the value went
-away is not its version.
+away is not its version. Whether one memory is a version of another is decided in
+:mod:`ihmt.search.change_links`.
 
 Cost: nothing when no excerpt of the first :data:`WINDOW` hits holds a word of change
-(the excerpts come with the hits; a change said only past a long memory's excerpt is not
-seen); otherwise those memories are read, and for a same-day pair their save times.
+(the excerpts come with the hits; of the first :data:`LEADS`, a long memory cut short in
+its excerpt is read whole); otherwise those memories are read, and for a same-day pair
+their save times.
 """
 
 from __future__ import annotations
@@ -54,12 +56,11 @@ from typing import Any
 from ..model import Hit
 from ..text import clip_shown, fold, tokenize
 from .aliases import canon
+from .change_links import NAMED, POSSIBLY, link, sibling
 from .change_notes import (
     NAMED_FIGURE,
     Note,
-    number_terms,
     read_note,
-    same_unit,
     states_of,
     use_verbs,
     whole_terms,
@@ -206,7 +207,7 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                 continue
             if old.outdated or not later or old.scope != new.scope:
                 continue
-            kind = _link(old, o, new, n, terms, stemmer, facts_of,
+            kind = link(old, o, new, n, terms, stemmer, facts_of,
                          beyond=new.id in found)
             if kind is None:
                 continue
@@ -382,7 +383,7 @@ def _doubted(out: list[Hit], notes: dict[str, Note], when: dict[str, tuple[str, 
         if not both or (not both - (first.names & n.names) and not correcting):
             continue
         if not correcting and (set(lead.matched) & first.words) - n.words - uses and \
-                _sibling(n, first, both, uses, stemmer):
+                sibling(n, first, both, uses, stemmer):
             continue  # another thing of the same kind: "the admin API" for "the public API"
         if (n.reverts & (first.values | first.slots)) or \
                 (first.current() and first.current() <= n.words - n.gone):
@@ -399,11 +400,6 @@ CHANGED = "changed by a later memory"
 POSSIBLY_CHANGED = "possibly changed by a later memory"
 CHANGED_BACK = "changed back by a later memory"
 FLAGS = (CHANGED, POSSIBLY_CHANGED, CHANGED_BACK)
-
-NAMED = "named"  # the later memory names the value it replaced: the earlier is outdated
-POSSIBLY = "possibly"  # a change said without the old value, on firm ground: flagged so
-FOLLOWS = "follows"  # ... on weaker ground: the later only comes first
-
 
 def _flag(old: Hit, new: Hit, how: str, excerpt: Callable[[Hit], str]) -> None:
     """Flag ``old`` outdated by ``new`` (``how``: the notice's words), and let ``new``
@@ -427,180 +423,6 @@ def _before(out: list[Hit], new: Hit, old: Hit) -> None:
         out.remove(new)
     out.insert(out.index(old), new)
     new.score = max(new.score, old.score * 1.01)
-
-
-def _link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
-          facts_of: Callable[[str], frozenset[str]], *, beyond: bool) -> str | None:
-    """How the later ``new`` (read as ``n``) is a version of the earlier ``old`` (``o``):
-    :data:`NAMED`, :data:`POSSIBLY`, :data:`FOLLOWS` or None. ``beyond``: ``new`` was
-    found by the answer's own words, not by the question (:func:`later_changes`)."""
-    # Two memories the timeline holds as statements of one attribute about two subjects
-    # are about two things ("the Vega service switched its login to Auth0" is no news of
-    # Delta's); of one subject, the timeline links them.
-    # "went back to bash" says again what "my shell is bash" said
-    if (n.reverts - terms) & (o.values | o.slots):
-        return None
-    attrs = {k.split("::", 1)[-1] for k in facts_of(old.id)}
-    if attrs & {k.split("::", 1)[-1] for k in facts_of(new.id)}:
-        return None
-    # Both state a value of one thing, the later another value ("Our CDN is CloudFront",
-    # later "Our CDN is Fastly"): the later is the newer version, said without a word of
-    # change.
-    if _restates(o, n, set(old.matched)):
-        return NAMED
-    uses = use_verbs(stemmer)
-    # A sentence's first word is capitalised anyway; it is a name where the other memory
-    # writes it capitalised inside a sentence ("Nginx is our reverse proxy" and "Traefik
-    # replaced Nginx") and the question does not ask by it.
-    both = ((o.initial & n.names) | (n.initial & o.names)) - terms
-    o_names, n_names = o.names | (both & o.words), n.names | (both & n.words)
-    o_values, n_values = o.values | (both & o.words), n.values | (both & n.words)
-    # The subject: a word both say as a word of its own that is no value of both and no
-    # word of change ("billing"; not "Cloud" of "Cloud Run" or of "CloudFormation",
-    # which two decisions about two services may both name, nor their "instead"; but
-    # "secrets" of "AWS Secrets Manager" after "secrets are kept in Vault"). Of two hits,
-    # a word of the question both match; of a memory found by the answer's words, a word
-    # of the question or two words of the answer.
-    said = (o.whole & n.whole) - (o_values & n_values) - o.gone - n.gone - o.cues - n.cues
-    subject = said & set(old.matched) & set(new.matched)
-    if beyond and not subject and len(said - uses) >= 2:
-        subject = said - uses
-    # The later memory says the earlier one's value went away ("replaced Nginx", "closed
-    # the ING one", "cancelled FitLab", "from Redis"): the value ties the two even where
-    # they say the thing in other words ("reverse proxy" and "in front of the services").
-    gone = ((o_names - o.gone) & n.gone) - terms  # (names: "closed the ING one")
-    if _refigured(o, n, set(old.matched), terms, uses, stemmer):
-        return NAMED
-    if not subject:
-        if gone & n.changed and not n.hedged and not gone & n.kept:
-            return NAMED
-        return None
-    values = (o.words & n.changed) - terms - n.kept - o.gone - n.new
-    # A value said where the old one stands ("from yarn"), or a name of both that the
-    # later memory replaces with a name of its own: a memory naming only what the earlier
-    # one named ("now that billing runs on Postgres ...") confirms it.
-    fresh = n_names - o.words - terms
-    # (the old value said gone is one of the earlier's values: a name, or a word where a
-    # value stands, "is yarn"; not any word, "from the food to the history")
-    # (A memory found beyond the question must say the value went away: sharing a name
-    # and naming another is too little for a note the question did not find.)
-    # (a word in lower case said gone, "done with squashing" after "prefers squash merges",
-    # where the two share two subject words: "Marco", "merge")
-    if values & n.gone & (o_names | o.slots | o.initial) or \
-            (len(subject) >= 2 and values & n.gone and not n.hedged) or \
-            (not beyond and fresh and values & (o_names | n_names)):
-        return NAMED
-    # A query word the earlier matched and the later lacks, where the later says a word of
-    # its own right before the subject they share, makes the later another thing ("the
-    # admin API moved to port 9000" is no news of the public API's port).
-    if (set(old.matched) & o.words) - set(new.matched) - uses - o.parts and \
-            _sibling(n, o, subject, uses, stemmer):
-        return None
-    # A figure the change gives in the unit of one of the earlier's ("logs are kept for 30
-    # days", later "log retention went up to 90 days"): the earlier figure is the old value.
-    numbers = {y for y, _ in n.figures}
-    if any(same_unit(u, v, stemmer) and x != y and x not in numbers and x not in n.words
-           for x, u in o.figures for y, v in n.changed_figures):
-        return NAMED
-    # Said without the old value ("deploys migrated to GitHub Actions"): about the same
-    # thing (a subject word inside the change that is no verb of use), a name of its own
-    # where the new value stands, the earlier memory naming one the later does not, and
-    # no plan, attempt or wish anywhere in the later ("probamos a mover X a Y y lo
-    # revertimos").
-    about = (set(old.matched) & set(new.matched) & n.changed) - uses
-    if beyond and not about:
-        about = (said & n.changed) - uses
-    # (the earlier's name may stand elsewhere in the later, not in its change: "All
-    # infrastructure code is Terraform now; the CloudFormation stacks were imported")
-    if n.hedged or not about or not (n.moved_to & fresh) - n.kept or \
-            not o_names - n.changed - terms:
-        return None
-    # A query word the earlier matched and the later lacks (but for verbs of use, the word
-    # that says how the earlier's value serves, "se generan con X", and a word found only
-    # inside one of its names, "ci" of "CircleCI") may be a narrower subject ("user
-    # uploads" before "uploads moved to R2") or another one: "the Harbor search service
-    # was migrated to X" is no news of the Harbor *billing* service's port. It is another
-    # where the later memory says a word of its own right beside the subject they share.
-    if (set(old.matched) & o.words) - set(new.matched) - uses - o.ways - o.parts and \
-            _sibling(n, o, about - n_names, uses, stemmer):
-        return None
-    # Flagged only on firmer ground: two subject words in common, or the question asks by
-    # the very word that says how the earlier's value serves ("¿dónde corren los
-    # workers?" of "los workers corren en Fly"). "We write docs in Markdown" is no version
-    # of "we moved the docs to Netlify": it only follows it.
-    # An earlier memory that says what the thing *is* ("The data warehouse is Redshift")
-    # is replaced by a change of that thing ("we finished moving the warehouse to
-    # Snowflake").
-    if len(about) >= 2 or (o.ways & set(old.matched)) - subject or o.defines:
-        return POSSIBLY
-    return FOLLOWS
-
-
-def _refigured(o: Note, n: Note, asked: set[str], terms: set[str],
-               uses: frozenset[str], stemmer: str) -> bool:
-    """Whether the later ``n`` gives another number to a figure the earlier ``o`` numbered
-    by name ("The staging Postgres listens on port 5433", later "Staging Postgres port is
-    6432"), of the same thing: the question asks by the figure's name or by a word both
-    say, every name of the earlier but its number is in the later, and both share a word
-    besides the figure. Not a plan, and not where the old number is still said."""
-    if n.hedged:
-        return False
-    for x, u in o.named:
-        for y, v in n.named:
-            if u != v or x == y or x in n.words or y in o.words:
-                continue
-            numbers = {a for a, _ in o.named} | {u}
-            if (o.names - numbers) - n.words:  # another thing of the same kind
-                continue
-            shared = (o.whole & n.whole) - numbers - uses - n.cues
-            if (asked & o.words) - n.words - uses and \
-                    _sibling(n, o, shared | {u}, uses, stemmer):
-                continue  # "the admin API moved to port 9000" after "the public API ..."
-            if shared and (u in terms or shared & asked):
-                return True
-    return False
-
-
-def _restates(o: Note, n: Note, asked: set[str]) -> bool:
-    """Whether the later ``n`` states another value of a thing the earlier ``o`` stated a
-    value of, a thing the question asked about (see
-    :data:`ihmt.search.change_words.STATES`): the same subject words, the value said the
-    same way ("written in" both, or neither), and a value that is neither the old one nor
-    a part or a widening of it ("Berlin Mitte" after "Berlin" only says more). Not when
-    the later is a plan, keeps the old value ("still"), or names the old value elsewhere
-    without saying it went away and without a word of change (two values side by side)."""
-    if n.hedged:
-        return False
-    for a in o.states:
-        if not a.subject & asked:
-            continue
-        for b in n.states:
-            if a.subject != b.subject or a.rest != b.rest or a.value <= b.value or \
-                    b.value <= a.value:
-                continue
-            old_value = a.value - b.value
-            if old_value & n.kept or ((old_value & n.words) - n.gone and not n.changed):
-                continue
-            return True
-    return False
-
-
-def _sibling(n: Note, o: Note, subject: set[str], uses: frozenset[str],
-             stemmer: str) -> bool:
-    """Whether ``n`` says, right before a ``subject`` word, a word of its own that ``o``
-    lacks and that is neither a value, a word of change nor a verb of use: a word that
-    makes the subject another thing ("search" in "the Harbor search service" against "the
-    Harbor billing service"). (After it comes what is said of it: "contractors are paid
-    through Remote".)"""
-    seq = n.seq
-    for i, t in enumerate(seq):
-        if t in subject and i > 0:
-            w = seq[i - 1]
-            if w not in o.words and w not in subject and w not in n.names and \
-                    w not in n.cues and w not in uses and not w.isdigit() and \
-                    w not in number_terms(stemmer):  # ("five hundred requests")
-                return True
-    return False
 
 
 def quote(hit: Hit) -> str:

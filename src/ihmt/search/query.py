@@ -26,6 +26,7 @@ from . import scoped
 from .aliases import ALIAS_WEIGHT, compounds, expand
 from .answer import annotate, corrections_first, finish, rerank
 from .asked import answer_type_terms, frame_terms
+from .asker import not_theirs, ours_first
 from .change_notes import use_verbs
 from .changes import (
     FLAGS,
@@ -148,7 +149,7 @@ class Searcher:
             slack = types | (frozenset(words) & use_verbs(stem))
             agrees = no_rival(set(words), stem)
         if value is None:
-            _ours_first(result, base)
+            ours_first(result, base)
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value, types=types, stemmer=stem,
                no_rival=agrees, slack=slack,
@@ -178,7 +179,7 @@ class Searcher:
         elif close:  # answered from a version group: its order stands, plus the model's best
             keep_semantic_first(result, close[0], hit_for,
                                 lambda new: annotate(new, self.timeline, self.excerpt), top_k)
-        _not_theirs(result, base)
+        not_theirs(result, base)
         scoped.settle(result, view)
         scoped.mark(result.hits, view)
         if self.store.problems:
@@ -400,49 +401,3 @@ def absolute_time_terms(query: str, kept: list[str], stem: str) -> list[str]:
     if not any(_YEAR.fullmatch(t) for t in removed):
         return []
     return list(dict.fromkeys(removed))
-
-
-# A question asked of "we", "our", "I", "my", and words that may tell of somebody else's
-# practice (the cheap test before the lexicon's: :func:`ihmt.search.topic_words.theirs`).
-_ASKER = re.compile(r"\b(?:i|me|my|we|our|us|mi|mis|nuestr[oa]s?|nosotros|usamos|tenemos)\b")
-_OTHERS_HINT = re.compile(r"\b(?:they|their|theirs|team|equipo|client|cliente|project"
-                          r"|proyecto|usan|utilizan|emplean|tienen|prefieren)\b")
-
-
-def _theirs(hit: Hit) -> bool:
-    text = fold(hit.text or "")
-    if not _OTHERS_HINT.search(text):
-        return False
-    from .topic_words import theirs
-
-    return theirs(text)
-
-
-def _ours_first(result: SearchResult, query: str) -> None:
-    """For a question of "we", "our", "I", a first answer that tells of another team's
-    practice ("The mobile team's iOS builds run on Bitrise; they pay for it") gives way to
-    the first of the next answers that is not somebody else's and matches a question word
-    it matched."""
-    hits = result.hits
-    if len(hits) < 2 or not _ASKER.search(fold(query)) or not _theirs(hits[0]):
-        return
-    for h in hits[1:5]:
-        if set(h.matched) & set(hits[0].matched) and not h.outdated and not _theirs(h):
-            h.score = max(h.score, hits[0].score * 1.01)  # (as any answer moved first)
-            hits.remove(h)
-            hits.insert(0, h)
-            return
-
-
-def _not_theirs(result: SearchResult, query: str) -> None:
-    """A question about the asker's own practice ("what do we track our tickets in?") is
-    not answered FOUND by a memory of another team's ("The data team switched their ticket
-    tracking to Shortcut"): that is somebody else's value, shown, but no answer of ours."""
-    if result.status != "FOUND" or not result.hits or not _ASKER.search(fold(query)):
-        return
-    if _theirs(result.hits[0]):
-        result.status = "AMBIGUOUS"
-        result.confidence = min(result.confidence, 0.5)
-        result.message = ("the closest memory tells of another team's or person's practice, "
-                          "not yours; give a clue to choose")
-

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from ..lazy_re import lazy
 from .assign import secret_key_name
-from .forms import in_lines
+from .forms import Found, in_lines
 from .values import (
     b64_decoded,
     entropy,
@@ -25,8 +25,6 @@ from .values import (
     random_looking,
     variable_reference,
 )
-
-Found = tuple[str, int, int, str]
 
 
 def _literal(value: str) -> bool:

@@ -443,7 +443,7 @@ def _seed_after(text: str, low: str, noun: str, pos: int) -> Iterator[Found]:
 # ---------------------------------------------------------------------- answers
 # "Q: what's the root pw on the NAS?" then "A: <value>": a question that asks for a
 # password, answered on the next line.
-_ASKED = lazy(r"(?m)^[ \t]*(?:q|question|p|pregunta)[ \t]*[:.)\-][^\n?]*?"
+_ASKED = lazy(r"[ \t]*(?:q|question|p|pregunta)[ \t]*[:.)\-][^\n?]*?"
               r"\b(?:pass(?:word|wd|phrase)?|pwd?|contrase(?:ñ|n)a|clave)\b[^\n]*\?[ \t]*\r?\n"
               r"[ \t]*(?:a|answer|r|respuesta)[ \t]*[:.)\-][ \t]*(\S{4,128})")
 # "the PDF opens with <value>", "el zip se abre con <value>": what unlocks a file, in a
@@ -452,14 +452,17 @@ _OPENS_WITH = lazy(r"\b(?:opens|unlocks|se abre|se desbloquea|abre)[ \t]+(?:with
 
 
 def answers(text: str, low: str) -> Iterator[Found]:
-    if "?" in text:
-        for m in _ASKED.finditer(low):
+    # tried at the start of each line holding a "?" (a regex anchored at every line start
+    # of a long text costs more than finding the lines)
+    for s, _ in lines_with(low, ("?",)):
+        m = _ASKED.match(low, s)
+        if m is not None:
             value = text[m.start(1): m.end(1)].rstrip(",;)")
             if _password_value(value, False) and not said_stand_in(
                     text, value, m.start(1) + len(value)):
                 yield "password", m.start(1), m.start(1) + len(value), "A: " + preview(value)
-    if " con " in low or " with " in low:
-        for m in _OPENS_WITH.finditer(low):
+    for s, e in lines_with(low, ("opens", "unlocks", "abre")):
+        for m in _OPENS_WITH.finditer(low, s, e):
             value = text[m.start(1): m.end(1)].rstrip(",;:)")
             if value.endswith(".") and not value[:-1].endswith("."):
                 value = value[:-1]

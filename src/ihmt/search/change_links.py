@@ -60,6 +60,11 @@ def link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     gone = ((o_names - o.gone) & n.gone) - terms  # (names: "closed the ING one")
     if refigured(o, n, set(old.matched), terms, uses, stemmer):
         return NAMED
+    # The later renames a name the earlier holds ("Renamed notifier -> herald" after "the
+    # 'notifier' service sends all email"): whatever else both say, and though something
+    # still says the old name ("old dashboards still say notifier").
+    if n.renamed & o_names - terms and not n.hedged:
+        return NAMED
     if not subject:
         if gone & n.changed and not n.hedged and not gone & n.kept:
             return NAMED
@@ -104,6 +109,8 @@ def link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     if n.hedged or not about or not (n.moved_to & fresh) - n.kept or \
             not o_names - n.changed - terms:
         return None
+    if numbered_elsewhere(o, n, n_names - o.words):
+        return None
     # A query word the earlier matched and the later lacks (but for verbs of use, the word
     # that says how the earlier's value serves, "se generan con X", and a word found only
     # inside one of its names, "ci" of "CircleCI") may be a narrower subject ("user
@@ -123,6 +130,16 @@ def link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     if len(about) >= 2 or (o.ways & set(old.matched)) - subject or o.defines:
         return POSSIBLY
     return FOLLOWS
+
+
+def numbered_elsewhere(o: Note, n: Note, fresh: set[str]) -> bool:
+    """Whether the value the later ``n`` moves to is a bare number of a thing it names and
+    the earlier ``o`` lacks (``fresh``): "moved bastion SSH to 2222" says nothing of "the
+    bastion runs Debian 12". Such a number replaces a number the earlier gives alone or in
+    a unit ("port 22"), not the version of a name."""
+    to = (n.moved_to & fresh) - n.kept
+    return bool(to) and all(v.isdigit() for v in to) and bool(fresh - to) and \
+        not any(x.isdigit() and u not in o.names for x, u in o.figures)
 
 
 def refigured(o: Note, n: Note, asked: set[str], terms: set[str],
@@ -185,7 +202,7 @@ def sibling(n: Note, o: Note, subject: set[str], uses: frozenset[str],
     for i, t in enumerate(seq):
         if t in subject and i > 0:
             w = seq[i - 1]
-            if w not in o.words and w not in subject and w not in n.names and \
+            if w and w not in o.words and w not in subject and w not in n.names and \
                     w not in n.cues and w not in uses and not w.isdigit() and \
                     w not in number_terms(stemmer):  # ("five hundred requests")
                 return True

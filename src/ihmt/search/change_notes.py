@@ -32,6 +32,7 @@ from .change_words import (
     NOW_CUES,
     OLD_SLOT,
     REASON,
+    RENAMED,
     REVERT,
     STATE_GENERIC,
     STATE_QUALIFIERS,
@@ -77,6 +78,8 @@ _NUMBER_WORDS = (r"(?:" + _NUMBER_WORD + r")(?:(?:\s+|-)(?:(?:and|y)\s+)?(?:" + 
                  + r"))*")
 NAMED_FIGURE = re.compile(r"\b([a-z][a-z-]+)\s+(?:(?:is|are|was|were|es|son|era|=|:)\s+)?"
                            r"(\d+(?:[.,:]\d+)*)(?![\w.,:]*\w)")
+# the second number of "18->20", "22 to 2222", "30 a 60"
+_FIGURE_TO = re.compile(r"\s*(?:->|=>|\u2192|\bto\b|\ba\b)\s*(\d+(?:[.,:]\d+)*)(?![\w.,:]*\w)")
 # "30 days", "2am", "5%", "4-space", "two weeks", "one-week", "five hundred requests"
 _FIGURE = re.compile(r"\b(\d+(?:[.,:]\d+)?|" + _NUMBER_WORDS + r")(?:\s*-\s*|\s*)(%|[a-z]{2,})",
                      re.IGNORECASE)
@@ -150,12 +153,14 @@ class Note:
     #   sentences: a name where another memory writes it capitalised inside a sentence
     #   ("Nginx is our reverse proxy"), a value where a later memory says it went away
     seq: list[str] = field(default_factory=list)  # its words' first terms, in order (a
-    #   stop word leaves no term)
+    #   stop word leaves no term; "" where a phrase ends)
     defines: bool = False  # its first clause says what a thing is ("Our CDN is Akamai")
     slots: set[str] = field(default_factory=set)  # terms said where a value stands ("is
     #   yarn", "with black", "on Fly"): what may be a value though written in lower case
     reverts: set[str] = field(default_factory=set)  # the terms of a value it says was
     #   taken up again ("went back to bash": {"bash"})
+    renamed: set[str] = field(default_factory=set)  # the terms of a name it says was
+    #   changed ("renamed notifier -> herald": {"notifier"}); the new name is a value
     states: list[State] = field(default_factory=list)  # the values it states of things
     changed_figures: set[tuple[str, str]] = field(default_factory=set)  # the figures
     #   of its clauses saying a change
@@ -188,6 +193,7 @@ _FROM_TO = lazy(r"(?:\s+[\w.+#-]+){0,2}\s+(?:to|into|onto)\b")
 
 # A host or a file name written in lower case: "panel.ejemplo.net", "settings.toml" (not
 # "e.g." or "i.e.": every part has two characters or more).
+_BREAK = re.compile(r"[,;:.!?()\[\]\n]")
 _DOTTED = re.compile(r"[\w-]{2,}(?:\.[\w-]{2,})+")
 # (one plain word: a quoted identifier of several parts, "`api-docs`", names a thing of its
 # own beside "`api`", which the rule of siblings must still see)
@@ -198,11 +204,15 @@ def read_note(text: str, stemmer: str) -> Note:
     """Read ``text`` once: see :class:`Note`."""
     note = Note(words=set(tokenize(text, stemmer)))
     before = 0  # where the previous word starts: it and the gap after it end the prefix
+    end = 0  # where the previous word ends
     for m in _WORD.finditer(text):
         w = m.group()
         whole = tokenize(w, stemmer)[:1]  # "OpenSearch" is one name, not "search"
         note.whole.update(whole)
+        if note.seq and _BREAK.search(text, end, m.start()):
+            note.seq.append("")  # a phrase ends: "After the re-org, billing ..."
         note.seq.extend(whole)
+        end = m.end()
         start = m.start() == 0 or (bool(_SENTENCE_END.search(text, before, m.start()))
                                    and not _abbreviation(text, before, m.start()))
         before = m.start()
@@ -220,6 +230,13 @@ def read_note(text: str, stemmer: str) -> Note:
         note.names.update(whole)
         note.values.update(whole)
     folded = fold(text)
+    if not FUTURE.search(folded) and not NOT_DONE.search(folded):
+        for m in RENAMED.finditer(folded):  # a new name whatever its case
+            note.renamed.update(tokenize(m.group(1) or m.group(3), stemmer)[:1])
+            new = tokenize(m.group(2) or m.group(4), stemmer)[:1]
+            note.names.update(new)
+            note.values.update(new)
+            note.moved_to.update(new)
     note.defines = bool(DEFINES.search(re.split(r"[.;!?\n]", text, maxsplit=1)[0]))
     for m in _SLOT.finditer(folded):
         note.slots.update(tokenize(m.group(1), stemmer)[:1])
@@ -230,7 +247,11 @@ def read_note(text: str, stemmer: str) -> Note:
         figures, named = _figures(clause, stemmer)
         note.figures |= figures
         note.named |= named
-        still = bool(STILL.search(clause))
+        st = STILL.search(clause)
+        # ("fine" after a change said it is the new rule: "relaxed the Friday rule: deploys
+        # are fine on Fridays until 2pm")
+        still = st is not None and not (st.group() == "fine" and CUE.search(clause, 0,
+                                                                             st.start()))
         if still:
             note.kept.update(tokenize(clause, stemmer))
         for slot in OLD_SLOT.finditer(clause):
@@ -300,7 +321,7 @@ def read_note(text: str, stemmer: str) -> Note:
 
 
 _TERM_SETS = ("words", "names", "values", "changed", "kept", "gone", "new", "cues", "whole",
-              "moved_to", "parts", "ways", "initial", "slots", "reverts")
+              "moved_to", "parts", "ways", "initial", "slots", "reverts", "renamed")
 
 
 def _canonical(note: Note, stemmer: str) -> Note:
@@ -380,6 +401,11 @@ def _figures(clause: str, stemmer: str) -> tuple[set[tuple[str, str]], set[tuple
         unit = tokenize(m.group(1), stemmer)[:1]
         if unit:
             named.add((m.group(2), unit[0]))
+            # a range of one figure, "node 18->20", "port 22 to 2222": the last number is
+            # of the same thing
+            to = _FIGURE_TO.match(clause, m.end())
+            if to is not None:
+                named.add((to.group(1), unit[0]))
     return out | named, named
 
 

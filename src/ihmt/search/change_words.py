@@ -48,7 +48,12 @@ _DATED = (r"(?:since|from|as\s+of|starting)\s+(?:this\s+|last\s+|next\s+)?(?:" +
 # "Small fix:", "I was wrong", "me equivoqué"); being done with a value ("he's done with
 # squashing"); a holder leaving ("Javier deja la empresa", "Ana leaves the team").
 _WRONG = (r"correction|correccion|(?:small|quick|minor|tiny)\s+fix\b|me\s+equivoque"
-          r"|i\s+was\s+wrong|had\s+it\s+wrong|lo\s+tenia\s+mal")
+          r"|i\s+was\s+wrong|had\s+it\s+wrong|lo\s+tenia\s+mal"
+          # "scratch that", "I mixed them up", "I misspoke", "me confundí", "mejor dicho"
+          r"|(?:scratch|strike)\s+that|disregard\s+(?:that|my\s+last)|misspoke|i\s+was\s+mistaken"
+          r"|mixed\s+(?:them|those|these|it|the\s+two)\s+up|got\s+(?:that|it|them)\s+mixed\s+up"
+          r"|me\s+confundi|me\s+lie\b|mejor\s+dicho|olvid(?:a|ad|en)\s+lo\s+(?:anterior|que\s+dije)"
+          r"|error\s+mio")
 _DONE_WITH = r"(?:is|are|'s|'re|am|'m)\s+done\s+with"
 _LEAVES = (r"(?:deja|dejo|se\s+va\s+de|leaves|is\s+leaving)\s+(?:la\s+|el\s+|the\s+)?"
            r"(?:empresa|equipo|puesto|cargo|company|team|role|job)")
@@ -57,7 +62,7 @@ CUE = lazy(
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing)|replac(?:ed|ing)|swap(?:ped|ping)"
     r"|chang(?:ed|ing)|convert(?:ed|ing)|port(?:ed|ing)|rewr(?:ote|itten)|upgrad(?:ed|ing)"
     r"|downgrad(?:ed|ing)|dropp(?:ed|ing)(?!" + FELL + ")|ditch(?:ed|ing)|retir(?:ed|ing)"
-    r"|deprecat(?:ed|ing)|bump(?:ed|ing)|cancell?ed|decommission(?:ed|ing)|phased\s+out"
+    r"|deprecat(?:ed|ing)|bump(?:s|ed|ing)?\b|cancell?ed|decommission(?:ed|ing)|phased\s+out"
     r"|sunset(?:ted)?|ripped\s+out"
     r"|turned\s+(?:\S+\s+){0,3}?off|shut\s+(?:\S+\s+){0,3}?down|switched\s+(?:\S+\s+){0,3}?off"
     r"|replaces|gone|removed|deleted|got\s+rid\s+of|stopped\s+using|went\s+with"
@@ -128,6 +133,17 @@ CUE = lazy(
     r"|cincuenta|sesenta|cien|doscientos|quinientos|mil)\b)"
     r"|(?:my|our)\s+new|(?:mi|nuestr[oa])\s+nuev[oa]|" + _WRONG +
     r"|^\W*(?:fix|erratum|errata|fe\s+de\s+erratas)\s*:"
+    # a change said as news or as a commit's subject: "api moves to node 22", "chore(deps):
+    # upgrade pg to 16"
+    r"|(?:moves|switches|migrates|upgrades|downgrades)\s+(?:over\s+)?to\b"
+    # a rule or a limit loosened or tightened, a trial kept: "relaxed the Friday rule",
+    # "tightened the review policy", "the 1-week experiment was made permanent",
+    # "flexibilizamos la regla", "la prueba se queda definitiva"
+    r"|(?:relax|tighten|loosen|lift)(?:ed|ing)\b|(?:made|became|is\s+now)\s+permanent"
+    r"|flexibiliz(?:amos|o|aron|ado|ada)|endurec(?:imos|io|ieron|ido|ida)"
+    r"|(?:se\s+)?qued(?:a|o|an|aron)\s+(?:como\s+)?definitiv[oa]s?"
+    r"|^\W*(?:feat|fix|chore|build|ci|refactor|perf|deps|ops|infra)(?:\([^)]*\))?!?:\s*"
+    r"(?:move|switch|migrate|upgrade|downgrade|replace|drop|remove|rename|swap|bump)\b"
     # a correction said at the start ("Actually the cache TTL is 5 minutes"), a value that
     # is the new one ("Cloudflare is the new DNS provider")
     r"|^\W*(?:actually|en\s+realidad)\b|(?:is|are)\s+the\s+new|(?:es|son)\s+(?:el|la)\s+nuev[oa]"
@@ -193,7 +209,7 @@ OLD_SLOT = lazy(
 
 # Where the new value stands: "switched to UTC", "replaced X with Y", "X -> Y", "por Y".
 NEW_SLOT = lazy(
-    r"(?:\b(?:to|into|onto|with|by|por|hacia|a|new\s+home:?|nuevo\s+hogar:?"
+    r"(?:\b(?:to|into|onto|with|by|por|hacia|a|al|new\s+home:?|nuevo\s+hogar:?"
     r"|(?:swapped|traded|exchanged|ditched|dropped|dumped|left)(?:\s+\S+){0,2}?\s+for"
     r"|back\s+on)|->|\u2192)\s+"
     r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+)?([#@]?\w[\w.+#-]*)")
@@ -358,6 +374,15 @@ _OWNER = r"(?i:(?:the|our|my|el|la|los|las|nuestro|nuestra|nuestros|nuestras|mi|
 _NAMED = r"(?:[\w][\w.+#-]*(?:\s+[\w][\w.+#-]*){0,2})"
 # A name given to a thing, whatever its case: "The staging cluster is named atlas", "el bot
 # se llama ramona", "Renamed the staging cluster to hermes". Groups as in ``STATES``.
+# A name changed, on folded text: "renamed notifier -> herald", "renamed the 'notifier'
+# service to herald", "renombramos pagos-api a cobros". Groups 1 and 2 (3 and 4): the old
+# name and the new.
+RENAMED = lazy(
+    r"\brenam(?:ed|ing)\s+(?:the\s+|our\s+)?['\"`]?([\w.+#-]+)['\"`]?(?:\s+[a-z]+)?\s+"
+    r"(?:to|->|=>|\u2192|as|into)\s+['\"`]?([\w.+#-]+)"
+    r"|\brenombr(?:amos|e|o|ado|ada|aron)\s+(?:el\s+|la\s+|los\s+|las\s+)?['\"`]?([\w.+#-]+)"
+    r"['\"`]?(?:\s+[a-z]+)?\s+(?:a|como|->|\u2192)\s+['\"`]?([\w.+#-]+)")
+
 NAMING = lazy(
     r"^\W*" + _LABEL + _OWNER + r"?(?P<subj>[\w-]+(?:\s+[\w-]+){0,3}?)\s+(?i:is|are|es)\s+"
     r"(?i:now\s+|ahora\s+)?(?i:named|called|llamad[oa]s?)\s+(?P<val>[\w.+#-]+)"

@@ -56,7 +56,7 @@ from typing import Any
 from ..model import Hit
 from ..text import clip_shown, fold, tokenize
 from .aliases import canon
-from .change_links import NAMED, POSSIBLY, link, sibling
+from .change_links import NAMED, POSSIBLY, link, numbered_elsewhere, sibling
 from .change_notes import (
     NAMED_FIGURE,
     Note,
@@ -385,6 +385,8 @@ def _doubted(out: list[Hit], notes: dict[str, Note], when: dict[str, tuple[str, 
         if not correcting and (set(lead.matched) & first.words) - n.words - uses and \
                 sibling(n, first, both, uses, stemmer):
             continue  # another thing of the same kind: "the admin API" for "the public API"
+        if numbered_elsewhere(first, n, n.names - first.words):
+            continue  # a number of something else ("moved bastion SSH to 2222")
         if (n.reverts & (first.values | first.slots)) or \
                 (first.current() and first.current() <= n.words - n.gone):
             continue  # it says the first's value again, or as standing

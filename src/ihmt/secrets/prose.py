@@ -461,7 +461,7 @@ def answers(text: str, low: str) -> Iterator[Found]:
             if _password_value(value, False) and not said_stand_in(
                     text, value, m.start(1) + len(value)):
                 yield "password", m.start(1), m.start(1) + len(value), "A: " + preview(value)
-    for s, e in lines_with(low, ("opens", "unlocks", "abre")):
+    for s, e in lines_with(low, ("opens", "unlocks", "abre", "desbloquea")):
         for m in _OPENS_WITH.finditer(low, s, e):
             value = text[m.start(1): m.end(1)].rstrip(",;:)")
             if value.endswith(".") and not value[:-1].endswith("."):

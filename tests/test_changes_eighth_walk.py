@@ -130,3 +130,30 @@ def test_a_word_in_another_phrase_does_not_make_another_subject(tmp_path: Path) 
     res = m.search("who do I ask about a bug in the payroll service?")
     assert res.best.text == new, [(h.text, h.outdated) for h in res.hits]
     assert _hit(res, old).outdated
+
+
+def test_an_earlier_version_linked_on_weak_ground_is_no_rival(tmp_path: Path) -> None:
+    # The later says a change of the same thing without naming the old value, on ground
+    # too weak to flag the earlier outdated: it leads, and the earlier, still shown, no
+    # longer makes the answer AMBIGUOUS.
+    old = "The reporting service keeps rollups and exports in ClickHouse."
+    new = "After the load review, reporting was switched over to DuckDB."
+    m = _store(tmp_path, (old, "2026-02-01"), (new, "2026-05-01"),
+               ("The staging database is reset every night.", "2026-01-01"))
+    res = m.search("which database does reporting use?")
+    assert res.best.text == new, [(h.text, h.outdated) for h in res.hits]
+    assert res.status == "FOUND", (res.status, res.message)
+    assert any(h.text == old for h in res.hits)
+    # a later memory that matched the question too may be a newer version: then it asks
+    later = "The reporting service database is being benchmarked against Druid."
+    m2 = store_with(tmp_path / "b", NOTES, (old, "2026-02-01"), (new, "2026-05-01"),
+                    ("The staging database is reset every night.", "2026-01-01"),
+                    (later, "2026-06-01"))
+    res = m2.search("which database does reporting use?")
+    assert res.status != "FOUND" or res.best.text != new, (res.status, res.best.text)
+
+
+def test_after_the_phrase_an_article_ends_no_qualifier() -> None:
+    o = read_note("The reporting service keeps rollups in ClickHouse.", "english")
+    n = read_note("After the load tests the reporting service moved to DuckDB.", "english")
+    assert not sibling(n, o, {"report"}, use_verbs("english"), "english")

@@ -193,6 +193,9 @@ _FROM_TO = lazy(r"(?:\s+[\w.+#-]+){0,2}\s+(?:to|into|onto)\b")
 
 # A host or a file name written in lower case: "panel.ejemplo.net", "settings.toml" (not
 # "e.g." or "i.e.": every part has two characters or more).
+_DETERMINERS = frozenset("the a an our my your their its this that these those el la los las "
+                         "un una unos unas nuestro nuestra nuestros nuestras mi mis su sus "
+                         "este esta estos estas".split())
 _BREAK = re.compile(r"[,;:.!?()\[\]\n]")
 _DOTTED = re.compile(r"[\w-]{2,}(?:\.[\w-]{2,})+")
 # (one plain word: a quoted identifier of several parts, "`api-docs`", names a thing of its
@@ -209,8 +212,11 @@ def read_note(text: str, stemmer: str) -> Note:
         w = m.group()
         whole = tokenize(w, stemmer)[:1]  # "OpenSearch" is one name, not "search"
         note.whole.update(whole)
-        if note.seq and _BREAK.search(text, end, m.start()):
-            note.seq.append("")  # a phrase ends: "After the re-org, billing ..."
+        if note.seq and note.seq[-1] and (_BREAK.search(text, end, m.start())
+                                          or fold(w) in _DETERMINERS):
+            # a phrase ends: "After the re-org, billing ...", "after the load tests the
+            # reporting service ..." (a word that qualifies a subject stands right before it)
+            note.seq.append("")
         note.seq.extend(whole)
         end = m.end()
         start = m.start() == 0 or (bool(_SENTENCE_END.search(text, before, m.start()))

@@ -437,10 +437,19 @@ def _shown(h: Hit) -> str:
     return h._text if h._text is not None else (h.excerpt or h.title)
 
 
-def version_head(best: Hit, hits: list[Hit]) -> bool:
+def version_head(best: Hit, hits: list[Hit], *, flagged: bool = True) -> bool:
     """Whether ``best`` is the newest of versions the rule linked and flagged: an earlier
-    memory among ``hits`` is outdated because ``best`` changed it."""
-    return any(h.outdated and h.superseded_by == best.id for h in hits)
+    memory among ``hits`` is outdated because ``best`` changed it. ``flagged=False``: or
+    linked only, on weaker ground (:data:`ihmt.search.change_links.FOLLOWS`), where no
+    later memory among ``hits`` matched a question word ``best`` matched (it may be a
+    newer version the rule could not link)."""
+    if any(h.outdated and h.superseded_by == best.id for h in hits):
+        return True
+    if flagged or not any(h.superseded_by == best.id for h in hits):
+        return False
+    asked = set(best.matched)
+    return not any((h.date or "") > (best.date or "") and asked & set(h.matched)
+                   for h in hits if h is not best)
 
 
 def no_rival(terms: set[str], stemmer: str) -> Callable[[Hit, Hit], bool]:
@@ -452,6 +461,8 @@ def no_rival(terms: set[str], stemmer: str) -> Callable[[Hit, Hit], bool]:
     ("plan for next quarter: move order events to RabbitMQ"): it says what may be, not
     what is. Either still stands in the answer; it only does not make it AMBIGUOUS."""
     def agrees(best: Hit, other: Hit) -> bool:
+        if other.superseded_by == best.id:  # linked as its earlier version
+            return True
         o = read_note(_shown(other), stemmer)
         b = read_note(_shown(best), stemmer)
         if o.hedged and not b.hedged:

@@ -142,7 +142,8 @@ class Searcher:
         types = answer_type_terms(base, stem)
         slack: frozenset[str] = frozenset()
         agrees = None
-        if not period and result.hits and version_head(result.hits[0], result.hits[:top_k]):
+        if not period and result.hits and version_head(result.hits[0], result.hits[:top_k],
+                                                       flagged=False):
             # The newest of versions a change linked: what the question calls the kind of
             # its answer and its verb of use are how it asks, not what the answer must say;
             # a runner-up naming the same value, or only a plan, is no rival answer.

@@ -1029,3 +1029,43 @@ def test_a_later_plan_close_in_meaning_changes_nothing(tmp_path: Path, on: None)
     m, old, _ = _wifi(tmp_path, "We might switch the office wifi to Digi next year.")
     res = m.search(WIFI_Q)
     assert res.hits and res.hits[0].id == old, [h.text for h in res.hits]
+
+
+BACKGROUND = ["We chose Postgres for billing because invoices need real transactions.",
+              "My sister Ana works as a nurse in Madrid.",
+              "The frontend uses React with TypeScript and Vite.",
+              "Deployments to production happen every Tuesday after the standup."]
+
+
+def _history(tmp_path: Path, *texts_and_dates: tuple[str, str]) -> tuple[Memory, list[str]]:
+    m = Memory.open(tmp_path / "s", create=True)
+    for note in BACKGROUND:
+        m.save(note, date="2024-01-01")
+    ids = [m.save(text, date=when).ids[0] for text, when in texts_and_dates]
+    m.semantic.wait()
+    return m, ids
+
+
+@needs_extra
+def test_what_became_of_the_answer_found_by_meaning_leads(tmp_path: Path, on: None) -> None:
+    # The question shares no word with either memory; the model finds the crash reports.
+    # What became of them is said in their own words (the tool's name), not the
+    # question's: the change rule follows it from the model's answer.
+    m, (old, new) = _history(
+        tmp_path, ("Crash reports from the apps are collected in Bugsnag.", "2024-05-01"),
+        ("Our Bugsnag contract was cancelled in June; Sentry has taken over.", "2025-07-01"))
+    res = m.search("which tool tracks errors in production?")
+    assert [h.id for h in res.hits[:2]] == [new, old], [h.text for h in res.hits]
+    assert res.hits[1].outdated
+    assert res.status == "FOUND"
+
+
+@needs_extra
+def test_an_idea_nobody_took_up_is_no_answer_by_meaning(tmp_path: Path, on: None) -> None:
+    m, (settled, idea) = _history(
+        tmp_path, ("Flyway runs our migrations; the scripts live in db/migration.", "2024-05-01"),
+        ("In the planning meeting someone floated the idea of moving schema changes to "
+         "Liquibase, but nobody took it up.", "2025-07-01"))
+    res = m.search("what do we use to apply schema updates?")
+    assert res.hits and res.hits[0].id == settled, [h.text for h in res.hits]
+    assert not (res.status == "FOUND" and res.hits[0].id == idea)

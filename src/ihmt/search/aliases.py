@@ -132,3 +132,33 @@ def compounds(text: str, words: list[str], stemmer: str) -> dict[str, str]:
         if stands:
             out[joined[0]] = stands[0]
     return out
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def acronyms(text: str, stemmer: str) -> dict[str, list[str]]:
+    """Three or four neighbouring words of ``text`` said by their initials: "architecture
+    decision records" is "ADR", "mean time to recovery" is not (a function word breaks the
+    run). Each acronym's term, and its plural's ("SLOs"), maps to the terms of the words it
+    stands for, so a memory that writes "ADRs" matches all three. Two-letter initials stand for too much ("pr",
+    "dr") and are left out; an acronym no memory holds simply finds nothing."""
+    run: list[tuple[str, str]] = []  # (initial, term) of the current run of content words
+    out: dict[str, list[str]] = {}
+    last = -1
+    for m in _WORD.finditer(text):
+        term = tokenize(m.group(), stemmer)[:1]
+        gap = text[last:m.start()] if last >= 0 else " "
+        if not term or len(m.group()) < 2 or gap.strip(" -"):
+            run = []  # a function word, a number or punctuation ends the run
+        if term and len(m.group()) >= 2:
+            run.append((m.group()[0].lower(), term[0]))
+            for k in (3, 4):
+                if len(run) >= k:
+                    initials = "".join(i for i, _ in run[-k:])
+                    for form in (initials, initials + "s"):  # "SLOs" stems as "slos"
+                        short = tokenize(form, stemmer)[:1]
+                        if short and short[0] not in out:
+                            out[short[0]] = [t for _, t in run[-k:]]
+        last = m.end()
+    return out

@@ -44,6 +44,7 @@ from .change_words import (
     UNIT_KINDS,
     USE_VERBS,
     WAY,
+    hedged,
 )
 
 # Weekdays and months are values though Spanish writes them in lower case ("lunes").
@@ -246,7 +247,7 @@ def read_note(text: str, stemmer: str) -> Note:
     note.defines = bool(DEFINES.search(re.split(r"[.;!?\n]", text, maxsplit=1)[0]))
     for m in _SLOT.finditer(folded):
         note.slots.update(tokenize(m.group(1), stemmer)[:1])
-    note.hedged = bool(NOT_DONE.search(folded) or FUTURE.search(folded))
+    note.hedged = hedged(folded)
     said = False  # the clause before said a change
     reason: list[str] = []  # the terms of a clause of no change that a consequence follows
     for clause, after in _clauses(folded):

@@ -186,10 +186,12 @@ OLD_SLOT = lazy(
     # said of the old value itself: "Jest was removed", "Travis got turned off", "MySQL fue
     # reemplazado"
     r"|(\w[\w.+#-]*)(?:\s+(?:servers?|instances?|cluster|clusters|accounts?|boxes|nodes|setup"
-    r"|stack|license|licence|plan|subscription|integration|bot|app|servidores|cuenta))?"
+    r"|stack|license|licence|plan|subscription|integration|bot|app|wiki|space|workspace|board"
+    r"|servidores|cuenta))?"
     r"\s+(?:was|were|is|are|got|has\s+been|have\s+been|fue|fueron|quedo"
     r"|ha\s+sido)\s+(?:removed|dropped|retired|replaced|deprecated|cancell?ed|decommissioned"
     r"|sunset|phased\s+out|ripped\s+out|turned\s+off|shut\s+down|switched\s+off|renamed"
+    r"|archived|read[\s-]only|archivad[oa]s?|(?:de|en)\s+solo\s+lectura"
     r"|renombrad[oa]s?|eliminad[oa]s?|retirad[oa]s?|reemplazad[oa]s?|sustituid[oa]s?|apagad[oa]s?"
     r"|cancelad[oa]s?)\b"
     # "the ThinkPad went back", "Nagios is gone", "Rancher out", "Vodafone contract
@@ -239,7 +241,11 @@ NOT_DONE = lazy(
     r"(?:yet|switch\w*|mov(?:e|es|ing)|migrat\w*|replac\w*|chang(?:e|es|ing))"
     r"|never|podr\w+|quiz\w*|vamos\s+a|queremos|planeamos|pensamos|intentamos|revertimos"
     r"|probamos|probe|probaron|propuesta|propon\w*|propus\w*|suger\w*|sugier\w*|pendiente"
-    r"|si|el\s+proximo|la\s+proxima|no\s+(?:cambiamos|migramos|movimos|movemos|pasamos))\b")
+    r"|si|el\s+proximo|la\s+proxima|no\s+(?:cambiamos|migramos|movimos|movemos|pasamos)"
+    # an idea put forward that nobody took up: "floated the idea of moving to X"
+    # (not "idea" alone: "IntelliJ IDEA has replaced Sublime")
+    r"|(?:the|an?|la|una)\s+ideas?\s+(?:of|to|de)|floated|pitched|nadie\s+(?:la|lo)\s+retomo"
+    r"|nobody\s+(?:picked|followed|took)\s+(?:it|that)?)\b")
 
 # A time still to come anywhere in the clause: "switching to pnpm next sprint". Not the
 # day a decided change starts ("standup is at 10:15 starting next week", "a partir de la
@@ -465,3 +471,53 @@ STATE_VALUE_WORDS = frozenset(
     veinte treinta cien mil cada diario diaria semanal quincenal mensual trimestral anual
     dia dias semana semanas mes meses ano anos hora horas minuto minutos weekday weekdays
     weekend weekends laborables""".split())
+
+
+_SENTENCES = lazy(r"[.;!?](?=\s|$)|\n")
+
+
+def hedged(folded: str) -> bool:
+    """Whether the memory (``folded``) only plans, wishes, tries or puts in time to come
+    what it says.
+
+    A hedge anywhere hedges it, unless a sentence of its own says a change done (a word
+    of change or of "now", no word of "still", and no hedge): the plan is then
+    about something else ("ADRs now live in the monorepo. Confluence will be archived.").
+    "We might move CI to Buildkite. For now it stays on Jenkins." says no change done.
+    """
+    if not (NOT_DONE.search(folded) or FUTURE.search(folded)):
+        return False
+    for sentence in _SENTENCES.split(folded):
+        if NOT_DONE.search(sentence) or FUTURE.search(sentence):
+            continue
+        if (CUE.search(sentence) or NOW_CUES.search(sentence)) and \
+                not STILL.search(sentence):
+            return False
+    return True
+
+
+_GOVERNS = 24  # characters before a word of change where a hedge governs it
+# A change still to be made, in the verb's plain form: "might *move* CI", "la idea de
+# *pasar a* Liquibase".
+_CHANGE_TO_BE = lazy(
+    r"\b(?:move|switch|migrate|replace|swap|change|upgrade|downgrade|drop|ditch|retire"
+    r"|adopt|pasar\s+a|cambiar|migrar|mover|reemplazar|actualizar|sustituir)\b")
+
+
+def only_plans(folded: str) -> bool:
+    """Whether the memory (``folded``) speaks of a change, and only as a plan, a wish, an
+    attempt or an idea: each sentence with a word of change puts a hedge before it or a
+    time to come in it ("We might move CI to Buildkite", "floated the idea of moving to
+    Liquibase"); "I moved to Berlin, maybe I'll get a bike" says a change done."""
+    planned = False
+    for sentence in _SENTENCES.split(folded):
+        cue = CUE.search(sentence) or _CHANGE_TO_BE.search(sentence)
+        if cue is None or STILL.search(sentence):
+            continue  # ("for now it stays on Jenkins" is no change)
+        # the hedge right before the word of change governs it ("might move", "the idea
+        # of moving"); one further back may be of something else ("in May I moved")
+        if not (FUTURE.search(sentence) or
+                NOT_DONE.search(sentence, max(0, cue.start() - _GOVERNS), cue.end())):
+            return False
+        planned = True
+    return planned

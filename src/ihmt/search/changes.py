@@ -109,13 +109,18 @@ def later_changes(look: list[Hit], terms: set[str], stemmer: str,
     return out
 
 
-def rarest(groups: list[list[str]], df: dict[str, int], n: int) -> list[str]:
+def rarest(groups: list[list[str]], df: dict[str, int], n: int, *,
+           shared: bool = False) -> list[str]:
     """Up to ``n`` of the words of ``groups`` (one group per answer, the first answer
     first) that the fewest memories hold, taken in turn from each group: an answer that
     ranks close to the first gets its share, and no more ("where can I read the app logs"
     finds "Application logs go to Papertrail" and, close behind, a book club's reading:
     "papertrail" must be among the words that look further)."""
-    ranked = [sorted((t for t in g if df.get(t)), key=lambda t: df[t]) for g in groups]
+    least = 2 if shared else 1  # (``shared``: a word only one memory holds is the
+    # answer's own and finds nothing further; used from an answer found by meaning, whose
+    # words are all the search has)
+    ranked = [sorted((t for t in g if df.get(t, 0) >= least), key=lambda t: df[t])
+              for g in groups]
     out: list[str] = []
     for i in range(max((len(r) for r in ranked), default=0)):
         for r in ranked:
@@ -143,7 +148,7 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                    facts_of: Callable[[str], frozenset[str]],
                    find: Callable[[list[list[str]], int, str], list[Hit]] | None = None,
                    successor: Callable[[str], str | None] | None = None,
-                   now: bool = True) -> list[Hit]:
+                   now: bool = True, meaning: bool = False) -> list[Hit]:
     """``hits`` with each later memory that says it changed an earlier one right before
     that one, which is flagged outdated (see the module docstring). ``terms``: the query's
     index terms; ``saved_at(id)``: when a memory was saved (orders a same-day pair);
@@ -153,8 +158,10 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
     of the words of each answer in ``groups`` (:func:`later_changes`, :func:`rarest`), or
     None to look at the hits only; ``successor(id)``: the memory the fact timeline says
     corrected an outdated one; ``now``: the question asks about now (not "before the
-    migration"), so a later memory the timeline linked may lead its earlier version."""
-    look = [h for h in hits[:WINDOW] if h.matched]
+    migration"), so a later memory the timeline linked may lead its earlier version;
+    ``meaning``: the first hit is the model's answer, found by meaning with no word of the
+    question, and what became of it is looked for all the same."""
+    look = hits[:1] if meaning else [h for h in hits[:WINDOW] if h.matched]
     extra = later_changes(look, terms, stemmer, find) if find is not None and look else []
     pool = look + extra
     # Most answers hold no word of change, and no two of them state a value of a thing:

@@ -51,7 +51,7 @@ from collections.abc import Callable
 
 from ..model import Hit, SearchResult
 from ..text import fold
-from .change_words import CUE, FUTURE, NOT_DONE
+from .change_words import CUE, NOW_CUES, hedged, only_plans
 
 A_MIN = 0.1  # weight of the similarity when the best lexical match holds every query word
 A_MAX = 0.9  # ... and when it holds none
@@ -71,12 +71,15 @@ SEMANTIC_SLOTS = 3  # ... the semantic first three when the lexical side has onl
 def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, float]],
           sims: dict[str, float], make_hit: Callable[[str], Hit | None],
           annotate: Callable[[list[Hit]], None], top_k: int, keep_top: bool = False,
-          coverage: float = 0.5) -> None:
+          coverage: float = 0.5,
+          follow: Callable[[str], list[Hit]] | None = None) -> None:
     """Fuse ``lexical`` (the full reranked list) and ``semantic`` into ``result``.
 
     ``sims`` holds the similarity of every lexical candidate that has a vector;
     ``keep_top`` keeps the lexical first hit first (a question about what holds now, whose
-    newest version the lexical rules already put first).
+    newest version the lexical rules already put first); ``follow(id)``: the change rule
+    run from a memory the model chose (:func:`ihmt.search.changes.changes_first` with
+    ``meaning``), its order and flags, or None not to look.
     """
     if not semantic and not sims:
         return
@@ -93,6 +96,8 @@ def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, fl
 
     pinned: str | None = None
     lead: list[str] = []  # pinned first, then the older versions listed right after it
+    followed: dict[str, Hit] = {}  # the model's answer and its later version, as flagged
+    chosen = ""  # the memory the model's similarity chose
     upgrade: str | None = None
     if (result.status == "FOUND" or keep_top) and result.hits:
         pinned = result.hits[0].id
@@ -117,12 +122,35 @@ def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, fl
             pinned = next((i for i in order if sims.get(i, 0.0) >= WEAK), best_id)
             if pinned != best_id:
                 upgrade = "AMBIGUOUS"  # not the clear semantic winner: let the user choose
+            chosen = pinned
+            if _only_plans(pinned, make_hit):
+                # An idea or a plan of a change ("someone floated moving to Liquibase;
+                # nobody took it up") is no answer about now: the closest settled memory
+                # leads, and the user may check.
+                settled = next((i for i, s in semantic if s >= WEAK and i != pinned
+                                and not _only_plans(i, make_hit)), None)
+                if settled is not None:
+                    pinned, upgrade = settled, "AMBIGUOUS"
             # Meaning knows no time: a later memory close in meaning that says a change
             # ("Ported my number to Mint" after "Mobile plan is with Verizon") may have
             # changed the answer. It leads, and nothing is served as sure.
             later = _later_change(pinned, [i for i, s in semantic if s >= WEAK], make_hit)
             if later is not None:
                 pinned, upgrade = later, "AMBIGUOUS"
+            elif follow is not None:
+                # Meaning finds the thing; what became of it is said in the thing's own
+                # words ("App logs -> Papertrail", later "Papertrail account closed; logs
+                # ship to Loki"): the change rule looks for it from the model's answer.
+                chain = follow(pinned)
+                if chain and chain[0].id != pinned:
+                    followed = {h.id: h for h in chain[:1] + [h for h in chain
+                                                              if h.id == pinned]}
+                    for i in followed:
+                        fused.setdefault(i, fused.get(pinned, 0.0))
+                    lead = list(followed)
+                    if not followed[pinned].outdated:
+                        upgrade = "AMBIGUOUS"  # a change said without the old value
+                    pinned = lead[0]
     elif order and sims.get(order[0], 0.0) < WEAK and not _worded(by_words, order[0]):
         # a memory that shares no word with the query and is not close in meaning is no
         # answer, however the scaled scores fall: the first that is one leads
@@ -144,7 +172,7 @@ def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, fl
     order = _reserve(order, must, RESERVED)
 
     scale = best_lex if best_lex > 0 else 1.0
-    by_id = {h.id: h for h in lex}
+    by_id = {h.id: h for h in lex} | followed
     hits: list[Hit] = []
     new: list[Hit] = []
     for leaf_id in order:
@@ -171,8 +199,8 @@ def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, fl
             upgrade = "AMBIGUOUS"  # said without the old value: the user may check
     result.hits = hits
 
-    if upgrade and hits:
-        s1 = sims.get(hits[0].id, 0.0)
+    if upgrade and hits:  # (the similarity that decided: the model's pick's, or its
+        s1 = max(sims.get(hits[0].id, 0.0), sims.get(chosen, 0.0))  # later version's)
         result.status = upgrade
         result.confidence = round(s1, 3)
         if upgrade == "FOUND":
@@ -238,7 +266,7 @@ def lexical_coverage(hits: list[Hit], terms: list[str], idf: dict[str, float],
 def _later_change(pinned: str, close: list[str],
                   make_hit: Callable[[str], Hit | None]) -> str | None:
     """The newest of ``close`` dated after ``pinned`` that says a change done (a word of
-    change, no plan or attempt), or None."""
+    change or of "now", no plan or attempt of it), or None."""
     first = make_hit(pinned)
     if first is None or not first.date:
         return None
@@ -250,10 +278,16 @@ def _later_change(pinned: str, close: list[str],
         if h is None or not h.date or h.date <= first.date or h.scope != first.scope:
             continue
         said = fold(h.excerpt or h.title or "")
-        if CUE.search(said) and not (NOT_DONE.search(said) or FUTURE.search(said)) and \
+        if (CUE.search(said) or NOW_CUES.search(said)) and not hedged(said) and \
                 (best is None or h.date > (best.date or "")):
             best = h
     return best.id if best is not None else None
+
+
+def _only_plans(leaf_id: str, make_hit: Callable[[str], Hit | None]) -> bool:
+    """Whether the memory speaks of a change only as a plan, a wish or an idea."""
+    h = make_hit(leaf_id)
+    return h is not None and only_plans(fold(h.excerpt or h.title or ""))
 
 
 def _worded(lexical: dict[str, Hit], leaf_id: str) -> bool:

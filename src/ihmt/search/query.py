@@ -8,6 +8,7 @@ vectors) and the two repairs it may need (a damaged branch, a damaged fact log),
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from datetime import date as _date
@@ -23,7 +24,7 @@ from ..text import clip_shown, fold, tokenize
 from ..timeline.facts import FactTimeline
 from ..timeline.versions import versions_together
 from . import scoped
-from .aliases import ALIAS_WEIGHT, compounds, expand
+from .aliases import ALIAS_WEIGHT, acronyms, compounds, expand
 from .answer import annotate, corrections_first, finish, rerank
 from .asked import answer_type_terms, frame_terms
 from .asker import not_theirs, ours_first
@@ -80,15 +81,19 @@ class Searcher:
         alias = expand(words, stem)  # "prod" for "production", "retro" for "retrospectives"
         for joined, t in compounds(base, words, stem).items():  # "login" for "log in"
             alias.setdefault(joined, t)
-        d = self.descend(terms + list(alias), fetch, flt,
-                         weights=dict.fromkeys(alias, ALIAS_WEIGHT))
+        # "ADR" for "architecture decision records": a memory holding it matches all three
+        initials = {a: ts for a, ts in acronyms(base, stem).items()
+                    if a not in alias and a not in words}
+        d = self.descend(terms + list(alias) + list(initials), fetch, flt,
+                         weights=dict.fromkeys([*alias, *initials], ALIAS_WEIGHT))
         result = SearchResult(query=query, node_reads=d.node_reads, visited=d.visited,
                               total_nodes=int(root.get("n_branches", 0)),
                               total_leaves=int(root["n_leaves"]), capped=d.capped)
         loader = self._loader(result)
         hits = scoped.label(_hits(d, loader) + _hits(d, loader, d.outside), view, root)
         for h in hits:  # found by another word of a query word's group: found by that word
-            h.matched = list(dict.fromkeys(alias.get(t, t) for t in h.matched))
+            h.matched = list(dict.fromkeys(w for t in h.matched
+                                           for w in initials.get(t, [alias.get(t, t)])))
         self._check_timeline()
         annotate(hits, self.timeline, self.excerpt)
 
@@ -109,29 +114,39 @@ class Searcher:
                 hits = corrections_first(hits, self.timeline, hit_for)
             hits = versions_together(hits, self.timeline, hit_for, query=base, period=period,
                                      stemmer=stem, current=current)
-        if not period:  # a change said in words leads what it changed (and is flagged)
-            lead_id = hits[0].id if grouped is not None and hits else None
 
-            def later(found_by: list[list[str]], k: int, since: str) -> list[Hit]:
-                """The memories dated ``since`` or later, in the view searched, that the
-                rarest of ``found_by`` (the words of each answer) find best (the rarest
-                words are the names and the subject; a descent over every word of a memory
-                would open the whole tree)."""
-                df = frequencies(self.store, [t for g in found_by for t in g])
-                d = self.descend(rarest(found_by, df, FOLLOW_TERMS), k,
-                                 _dated_since(flt, since))
-                more = scoped.label(_hits(d, loader), view, root)
-                annotate(more, self.timeline, self.excerpt)
-                return more
+        def later(found_by: list[list[str]], k: int, since: str,
+                  shared: bool = False) -> list[Hit]:
+            """The memories dated ``since`` or later, in the view searched, that the rarest
+            of ``found_by`` (the words of each answer) find best (the rarest words are the
+            names and the subject; a descent over every word of a memory would open the
+            whole tree). ``shared``: only words another memory holds too."""
+            df = frequencies(self.store, [t for g in found_by for t in g])
+            d = self.descend(rarest(found_by, df, FOLLOW_TERMS, shared=shared), k,
+                             _dated_since(flt, since))
+            more = scoped.label(_hits(d, loader), view, root)
+            annotate(more, self.timeline, self.excerpt)
+            return more
 
-            hits = changes_first(hits, terms=set(words), stemmer=stem,
-                                 saved_at=self._saved_at, excerpt=quote,
-                                 facts_of=self.timeline.keys_of,
+        def changed(hs: list[Hit], meaning: bool = False) -> list[Hit]:
+            return changes_first(hs, terms=set(words), stemmer=stem, saved_at=self._saved_at,
+                                 excerpt=quote, facts_of=self.timeline.keys_of,
                                  find=None if asks_about_event(base)
-                                 or len(set(words)) > FOLLOW_MAX_WORDS else later,
+                                 or len(set(words)) > FOLLOW_MAX_WORDS
+                                 else functools.partial(later, shared=meaning),
                                  successor=lambda i: self.timeline.outdated_by(i)
                                  or self.timeline.changed_by(i),
-                                 now=not asks_about_past(base))
+                                 now=not asks_about_past(base), meaning=meaning)
+
+        def follow(leaf_id: str) -> list[Hit]:
+            """The model's answer (found by meaning alone) and what became of it: a later
+            memory that the change rule reads as its new version comes first."""
+            h = hit_for(leaf_id)
+            return changed([h], meaning=True) if h is not None and h.date else []
+
+        if not period:  # a change said in words leads what it changed (and is flagged)
+            lead_id = hits[0].id if grouped is not None and hits else None
+            hits = changed(hits)
             if lead_id is not None and hits and (hits[0].id != lead_id or hits[0].outdated):
                 # a later change moved above the version group's newest, or flagged it: the
                 # group does not decide this answer, the ordinary confidence does, and its
@@ -175,7 +190,8 @@ class Searcher:
                                             or version_head(lead, result.hits[:top_k]))
             blend(result, hits, *close, hit_for,
                   lambda new: annotate(new, self.timeline, self.excerpt), top_k,
-                  current or settled, lexical_coverage(hits, words, d.idf, d.n_leaves))
+                  current or settled, lexical_coverage(hits, words, d.idf, d.n_leaves),
+                  follow=None if period or asks_about_past(base) else follow)
             result.hits = scoped.in_scope_first(result.hits)
         elif close:  # answered from a version group: its order stands, plus the model's best
             keep_semantic_first(result, close[0], hit_for,

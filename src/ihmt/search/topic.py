@@ -33,7 +33,7 @@ from collections.abc import Callable
 
 from ..model import Hit
 from ..text import clip_shown, fold, tokenize
-from .change_words import CALENDAR
+from .change_words import CALENDAR, only_plans
 from .topic_words import (
     AMBIGUOUS,
     CHANGE,
@@ -266,11 +266,14 @@ def may_lead(h: Hit, values: set[str], vocab_hits: int, sources: set[str],
     of going somewhere) or uses two of the attribute's words. A memory that shares one word
     with the attribute and names nothing ("the job queue is backed up", "we moved the
     standup to Thursdays"), or that names somebody else's role ("the newsletter editor is
-    Ana Diaz"), is listed, never put first."""
+    Ana Diaz"), is listed, never put first; so is one that speaks of a change only as a
+    plan or a wish ("We might move CI to Buildkite. For now it stays on Jenkins.")."""
     if h.id in sources:
         return True
     text = h.excerpt or h.text
     if others_role(text, attribute):
+        return False
+    if only_plans(fold(text)):
         return False
     if {v for v in values if fold(v) not in CALENDAR}:
         return attribute != "commute" or speaks_of_going(text)

@@ -55,3 +55,17 @@ def store_with(tmp_path: Path, background: list[str], *texts_and_dates: tuple[st
     for text, when in texts_and_dates:
         m.save(text, date=when)
     return m
+
+
+# Everyday notes of a team, none of them about what a change test asks.
+OFFICE_NOTES = [
+    "Standup is at 9:30 on weekdays.", "We squash-merge every pull request.",
+    "The design review happens on Thursdays.", "Lunch orders close at 11:00.",
+    "Releases are tagged with semantic versions.", "I prefer dark themes in every editor.",
+    "La reunión de equipo es los martes.", "The office plants are watered on Mondays.",
+]
+
+
+def office_store(tmp_path: Path, *texts_and_dates: tuple[str, str]) -> Memory:
+    """:func:`store_with` over :data:`OFFICE_NOTES`."""
+    return store_with(tmp_path, OFFICE_NOTES, *texts_and_dates)

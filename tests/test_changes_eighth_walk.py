@@ -17,22 +17,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ihmt import Memory
 from ihmt.search.change_links import sibling
 from ihmt.search.change_notes import read_note, use_verbs
 
-from .conftest import store_with
+from .conftest import office_store
 
-NOTES = [
-    "Standup is at 9:30 on weekdays.", "We squash-merge every pull request.",
-    "The design review happens on Thursdays.", "Lunch orders close at 11:00.",
-    "Releases are tagged with semantic versions.", "I prefer dark themes in every editor.",
-    "La reunión de equipo es los martes.", "The office plants are watered on Mondays.",
-]
-
-
-def _store(tmp_path: Path, *texts_and_dates: tuple[str, str]) -> Memory:
-    return store_with(tmp_path, NOTES, *texts_and_dates)
+_store = office_store
 
 
 def _hit(res, text):  # type: ignore[no-untyped-def]
@@ -146,9 +136,9 @@ def test_an_earlier_version_linked_on_weak_ground_is_no_rival(tmp_path: Path) ->
     assert any(h.text == old for h in res.hits)
     # a later memory that matched the question too may be a newer version: then it asks
     later = "The reporting service database is being benchmarked against Druid."
-    m2 = store_with(tmp_path / "b", NOTES, (old, "2026-02-01"), (new, "2026-05-01"),
-                    ("The staging database is reset every night.", "2026-01-01"),
-                    (later, "2026-06-01"))
+    m2 = office_store(tmp_path / "b", (old, "2026-02-01"), (new, "2026-05-01"),
+                      ("The staging database is reset every night.", "2026-01-01"),
+                      (later, "2026-06-01"))
     res = m2.search("which database does reporting use?")
     assert res.status != "FOUND" or res.best.text != new, (res.status, res.best.text)
 

@@ -12,24 +12,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ihmt import Memory
 from ihmt.search.aliases import acronyms
 from ihmt.search.change_notes import read_note
 from ihmt.search.change_words import hedged, only_plans
 from ihmt.text import fold, tokenize
 
-from .conftest import store_with
+from .conftest import office_store
 
-NOTES = [
-    "Standup is at 9:30 on weekdays.", "We squash-merge every pull request.",
-    "The design review happens on Thursdays.", "Lunch orders close at 11:00.",
-    "Releases are tagged with semantic versions.", "I prefer dark themes in every editor.",
-    "La reunión de equipo es los martes.", "The office plants are watered on Mondays.",
-]
-
-
-def _store(tmp_path: Path, *texts_and_dates: tuple[str, str]) -> Memory:
-    return store_with(tmp_path, NOTES, *texts_and_dates)
+_store = office_store
 
 
 def test_a_plan_in_another_sentence_does_not_hedge_the_change() -> None:

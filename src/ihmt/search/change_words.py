@@ -60,7 +60,7 @@ _LEAVES = (r"(?:deja|dejo|se\s+va\s+de|leaves|is\s+leaving)\s+(?:la\s+|el\s+|the
 
 CUE = lazy(
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing)|replac(?:ed|ing)|swap(?:ped|ping)"
-    r"|chang(?:ed|ing)|convert(?:ed|ing)|port(?:ed|ing)|rewr(?:ote|itten)|upgrad(?:ed|ing)"
+    r"|chang(?:ed|ing)|convert(?:ed|ing)|port(?:ed|ing)|rewr(?:ote|itten)|reescrit[oa]s?|upgrad(?:ed|ing)"
     r"|downgrad(?:ed|ing)|dropp(?:ed|ing)(?!" + FELL + ")|ditch(?:ed|ing)|retir(?:ed|ing)"
     r"|deprecat(?:ed|ing)|bump(?:s|ed|ing)?\b|cancell?ed|decommission(?:ed|ing)|phased\s+out"
     r"|sunset(?:ted)?|ripped\s+out"

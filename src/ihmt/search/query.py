@@ -12,6 +12,7 @@ import functools
 import re
 from collections.abc import Callable
 from datetime import date as _date
+from typing import TypeVar
 
 from ..config import Config
 from ..errors import DamagedFileError, NotFoundError, UnreadableFileError
@@ -42,7 +43,9 @@ from .changes import (
 from .descent import Descent, ScopeFilter, descend, frequencies
 from .hybrid import blend, keep_semantic_first, lexical_coverage
 from .intent import asks_about_event, asks_about_past, asks_for_current, fact_intent
+from .related import RELATED_WEIGHT, related
 
+T = TypeVar("T")
 _YEAR = re.compile(r"(?:1[6-9]|2[0-9])[0-9]{2}")
 
 
@@ -84,15 +87,23 @@ class Searcher:
         # "ADR" for "architecture decision records": a memory holding it matches all three
         initials = {a: ts for a, ts in acronyms(base, stem).items()
                     if a not in alias and a not in words}
-        d = self.descend(terms + list(alias) + list(initials), fetch, flt,
-                         weights=dict.fromkeys([*alias, *initials], ALIAS_WEIGHT))
+        # "manager" for "boss", "memory" for "RAM": looser, so weighed less, and only for a
+        # question word that no memory holds (one that finds its own memories keeps them)
+        df = self.frequencies(words) if related(words, stem) else {}
+        near = {t: w for t, w in related([w for w in words if not df.get(w)], stem).items()
+                if t not in alias and t not in initials}
+        d = self.descend(terms + list(alias) + list(initials) + list(near), fetch, flt,
+                         weights={**dict.fromkeys(near, RELATED_WEIGHT),
+                                  **dict.fromkeys([*alias, *initials], ALIAS_WEIGHT)})
         result = SearchResult(query=query, node_reads=d.node_reads, visited=d.visited,
                               total_nodes=int(root.get("n_branches", 0)),
                               total_leaves=int(root["n_leaves"]), capped=d.capped)
         loader = self._loader(result)
         hits = scoped.label(_hits(d, loader) + _hits(d, loader, d.outside), view, root)
         for h in hits:  # found by another word of a query word's group: found by that word
-            h.matched = list(dict.fromkeys(w for t in h.matched
+            # (a related word helped it rank; it is not a word of the question, for the
+            # confidence nor for the rule of changes)
+            h.matched = list(dict.fromkeys(w for t in h.matched if t not in near
                                            for w in initials.get(t, [alias.get(t, t)])))
         self._check_timeline()
         annotate(hits, self.timeline, self.excerpt)
@@ -121,7 +132,7 @@ class Searcher:
             of ``found_by`` (the words of each answer) find best (the rarest words are the
             names and the subject; a descent over every word of a memory would open the
             whole tree). ``shared``: only words another memory holds too."""
-            df = frequencies(self.store, [t for g in found_by for t in g])
+            df = self.frequencies([t for g in found_by for t in g])
             d = self.descend(rarest(found_by, df, FOLLOW_TERMS, shared=shared), k,
                              _dated_since(flt, since))
             more = scoped.label(_hits(d, loader), view, root)
@@ -303,11 +314,20 @@ class Searcher:
                 weights: dict[str, float] | None = None) -> Descent:
         """The exact descent; a damaged branch is looked at again (another process may have
         just rebuilt the tree), then repaired."""
+        return self._reading(lambda: descend(self.store, terms, k,
+                                             max_files=self.config.max_files_per_search,
+                                             scope=flt, weights=weights))
+
+    def frequencies(self, terms: list[str]) -> dict[str, int]:
+        """How many memories hold each of ``terms`` (the trunk's nodes), read as
+        :meth:`descend` reads."""
+        return self._reading(lambda: frequencies(self.store, terms))
+
+    def _reading(self, read: Callable[[], T]) -> T:
+        """``read()``; a damaged branch is looked at again, then repaired."""
         for attempt in (0, 1, 2):
             try:
-                return descend(self.store, terms, k,
-                               max_files=self.config.max_files_per_search, scope=flt,
-                               weights=weights)
+                return read()
             except DamagedFileError as exc:
                 if attempt == 2:
                     raise

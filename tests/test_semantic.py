@@ -1069,3 +1069,19 @@ def test_an_idea_nobody_took_up_is_no_answer_by_meaning(tmp_path: Path, on: None
     res = m.search("what do we use to apply schema updates?")
     assert res.hits and res.hits[0].id == settled, [h.text for h in res.hits]
     assert not (res.status == "FOUND" and res.hits[0].id == idea)
+
+
+@needs_extra
+def test_a_later_version_the_change_rule_links_makes_a_sure_answer(tmp_path: Path,
+                                                                    on: None) -> None:
+    # Both memories are close in meaning to the question, and lexically it finds too
+    # little (one word of it, "database", in the earlier only). The later says a change
+    # and gives the figure another number of the same unit: the change rule links the
+    # two, so the later leads, the earlier is flagged, and no clue is asked.
+    m, (old, new) = _history(
+        tmp_path, ("Nightly database backups at 02:00 UTC, 7 days retention.", "2024-05-01"),
+        ("Backups now every 6 hours, and kept 30 days for the auditors.", "2025-07-01"))
+    res = m.search("how long do we hold on to database snapshots?")
+    assert [h.id for h in res.hits[:2]] == [new, old], [h.text for h in res.hits]
+    assert res.hits[1].outdated
+    assert res.status == "FOUND"

@@ -131,26 +131,26 @@ def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, fl
                                 and not _only_plans(i, make_hit)), None)
                 if settled is not None:
                     pinned, upgrade = settled, "AMBIGUOUS"
-            # Meaning knows no time: a later memory close in meaning that says a change
+            # Meaning knows no time. It finds the thing; what became of it is said in the
+            # thing's own words ("App logs -> Papertrail", later "Papertrail account
+            # closed; logs ship to Loki"): the change rule looks for it from the model's
+            # answer. Failing that, a later memory close in meaning that says a change
             # ("Ported my number to Mint" after "Mobile plan is with Verizon") may have
-            # changed the answer. It leads, and nothing is served as sure.
-            later = _later_change(pinned, [i for i, s in semantic if s >= WEAK], make_hit)
-            if later is not None:
-                pinned, upgrade = later, "AMBIGUOUS"
-            elif follow is not None:
-                # Meaning finds the thing; what became of it is said in the thing's own
-                # words ("App logs -> Papertrail", later "Papertrail account closed; logs
-                # ship to Loki"): the change rule looks for it from the model's answer.
-                chain = follow(pinned)
-                if chain and chain[0].id != pinned:
-                    followed = {h.id: h for h in chain[:1] + [h for h in chain
-                                                              if h.id == pinned]}
-                    for i in followed:
-                        fused.setdefault(i, fused.get(pinned, 0.0))
-                    lead = list(followed)
-                    if not followed[pinned].outdated:
-                        upgrade = "AMBIGUOUS"  # a change said without the old value
-                    pinned = lead[0]
+            # changed the answer: it leads, and nothing is served as sure.
+            chain = follow(pinned) if follow is not None else []
+            if chain and chain[0].id != pinned:
+                followed = {h.id: h for h in chain[:1] + [h for h in chain if h.id == pinned]}
+                for i in followed:
+                    fused.setdefault(i, fused.get(pinned, 0.0))
+                lead = list(followed)
+                if not followed[pinned].outdated:
+                    upgrade = "AMBIGUOUS"  # a change said without the old value
+                pinned = lead[0]
+            else:
+                later = _later_change(pinned, [i for i, s in semantic if s >= WEAK],
+                                      make_hit)
+                if later is not None:
+                    pinned, upgrade = later, "AMBIGUOUS"
     elif order and sims.get(order[0], 0.0) < WEAK and not _worded(by_words, order[0]):
         # a memory that shares no word with the query and is not close in meaning is no
         # answer, however the scaled scores fall: the first that is one leads

@@ -141,8 +141,9 @@ def acronyms(text: str, stemmer: str) -> dict[str, list[str]]:
     """Three or four neighbouring words of ``text`` said by their initials: "architecture
     decision records" is "ADR", "mean time to recovery" is not (a function word breaks the
     run). Each acronym's term, and its plural's ("SLOs"), maps to the terms of the words it
-    stands for, so a memory that writes "ADRs" matches all three. Two-letter initials stand for too much ("pr",
-    "dr") and are left out; an acronym no memory holds simply finds nothing."""
+    stands for, so a memory that writes "ADRs" matches all three. Two-letter initials
+    stand for too much ("pr", "dr") and are left out; an acronym no memory holds simply
+    finds nothing."""
     run: list[tuple[str, str]] = []  # (initial, term) of the current run of content words
     out: dict[str, list[str]] = {}
     last = -1

@@ -192,12 +192,14 @@ _SLOT = re.compile(
 _FROM_TO = lazy(r"(?:\s+[\w.+#-]+){0,2}\s+(?:to|into|onto)\b")
 
 
-# A host or a file name written in lower case: "panel.ejemplo.net", "settings.toml" (not
-# "e.g." or "i.e.": every part has two characters or more).
+# A determiner, or a mark of punctuation, ends the phrase a word that qualifies a subject
+# stands in (:attr:`Note.seq`).
 _DETERMINERS = frozenset("the a an our my your their its this that these those el la los las "
                          "un una unos unas nuestro nuestra nuestros nuestras mi mis su sus "
                          "este esta estos estas".split())
 _BREAK = re.compile(r"[,;:.!?()\[\]\n]")
+# A host or a file name written in lower case: "panel.ejemplo.net", "settings.toml" (not
+# "e.g." or "i.e.": every part has two characters or more).
 _DOTTED = re.compile(r"[\w-]{2,}(?:\.[\w-]{2,})+")
 # (one plain word: a quoted identifier of several parts, "`api-docs`", names a thing of its
 # own beside "`api`", which the rule of siblings must still see)

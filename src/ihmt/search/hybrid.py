@@ -46,6 +46,7 @@ model's own).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 
@@ -97,6 +98,8 @@ def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, fl
     pinned: str | None = None
     lead: list[str] = []  # pinned first, then the older versions listed right after it
     followed: dict[str, Hit] = {}  # the model's answer and its later version, as flagged
+    # (the memories the rules below only read, each read from its leaf once)
+    peek = functools.lru_cache(maxsize=None)(make_hit)
     chosen = ""  # the memory the model's similarity chose
     upgrade: str | None = None
     if (result.status == "FOUND" or keep_top) and result.hits:
@@ -123,12 +126,12 @@ def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, fl
             if pinned != best_id:
                 upgrade = "AMBIGUOUS"  # not the clear semantic winner: let the user choose
             chosen = pinned
-            if _only_plans(pinned, make_hit):
+            if _only_plans(pinned, peek):
                 # An idea or a plan of a change ("someone floated moving to Liquibase;
                 # nobody took it up") is no answer about now: the closest settled memory
                 # leads, and the user may check.
                 settled = next((i for i, s in semantic if s >= WEAK and i != pinned
-                                and not _only_plans(i, make_hit)), None)
+                                and not _only_plans(i, peek)), None)
                 if settled is not None:
                     pinned, upgrade = settled, "AMBIGUOUS"
             # Meaning knows no time. It finds the thing; what became of it is said in the
@@ -147,8 +150,7 @@ def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, fl
                     upgrade = "AMBIGUOUS"  # a change said without the old value
                 pinned = lead[0]
             else:
-                later = _later_change(pinned, [i for i, s in semantic if s >= WEAK],
-                                      make_hit)
+                later = _later_change(pinned, [i for i, s in semantic if s >= WEAK], peek)
                 if later is not None:
                     pinned, upgrade = later, "AMBIGUOUS"
     elif order and sims.get(order[0], 0.0) < WEAK and not _worded(by_words, order[0]):

@@ -45,7 +45,7 @@ from .hybrid import blend, keep_semantic_first, lexical_coverage
 from .intent import asks_about_event, asks_about_past, asks_for_current, fact_intent
 from .related import RELATED_WEIGHT, related
 
-T = TypeVar("T")
+T = TypeVar("T")  # what a read of the tree returns (:meth:`Searcher._reading`)
 _YEAR = re.compile(r"(?:1[6-9]|2[0-9])[0-9]{2}")
 
 

@@ -2,12 +2,12 @@
 "memory", "sprint" and "iteration", "toggle" and "feature flag", "celular" and "móvil".
 
 A question often says the thing in other words than the note did ("who is my boss?" for
-"my manager is Ana"). A query word of a group below also looks for the group's other
-words, at :data:`RELATED_WEIGHT` of its own weight, and a memory found by one counts as
-matching the query's word. These are looser than :mod:`ihmt.search.aliases` (near
-synonyms and translations, not one word's forms): the rule of changes does not read a
-group as one word, and a group never joins two values that can replace each other ("vim"
-and "neovim", "main" and "trunk").
+"my manager is Ana"). A query word that no memory holds also looks for the other words
+of its groups, at :data:`RELATED_WEIGHT` of its own weight (:mod:`ihmt.search.query`). A
+memory found by one ranks, but does not count as matching the query's word: these are
+looser than :mod:`ihmt.search.aliases` (near synonyms and translations, not one word's
+forms), so they decide neither the confidence nor the rule of changes. A group never joins
+two values that can replace each other ("vim" and "neovim", "main" and "trunk").
 
 The lexicon was written for the project from how developers write, by someone who had
 read none of the benchmarks, walks or tests that measure it, and pruned of groups that

@@ -29,6 +29,8 @@ def link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     # "went back to bash" says again what "my shell is bash" said
     if (n.reverts - terms) & (o.values | o.slots):
         return None
+    if elsewhere(n, o, terms):
+        return None
     attrs = {k.split("::", 1)[-1] for k in facts_of(old.id)}
     if attrs & {k.split("::", 1)[-1] for k in facts_of(new.id)}:
         return None
@@ -130,6 +132,13 @@ def link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     if len(about) >= 2 or (o.ways & set(old.matched)) - subject or o.defines:
         return POSSIBLY
     return FOLLOWS
+
+
+def elsewhere(n: Note, o: Note, terms: set[str]) -> bool:
+    """Whether the later ``n`` says its change holds only for a thing that neither the
+    earlier ``o`` nor the question names ("changed the metrics port to 9091, but only in
+    preproduction" is no news of production's port)."""
+    return bool(n.only) and not n.only & (o.words | terms)
 
 
 def numbered_elsewhere(o: Note, n: Note, fresh: set[str]) -> bool:

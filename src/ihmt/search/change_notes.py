@@ -160,6 +160,8 @@ class Note:
     #   yarn", "with black", "on Fly"): what may be a value though written in lower case
     reverts: set[str] = field(default_factory=set)  # the terms of a value it says was
     #   taken up again ("went back to bash": {"bash"})
+    only: set[str] = field(default_factory=set)  # the thing it says a change holds for
+    #   alone ("only in staging", "solo en preproducción": {"stage"})
     renamed: set[str] = field(default_factory=set)  # the terms of a name it says was
     #   changed ("renamed notifier -> herald": {"notifier"}); the new name is a value
     states: list[State] = field(default_factory=list)  # the values it states of things
@@ -188,15 +190,26 @@ _SLOT = re.compile(
     r"\s+(?:the\s+|a\s+|an\s+|our\s+|el\s+|la\s+|los\s+|las\s+)?([\w][\w.+#-]*)")
 
 
+# What a change is said to hold for alone: "only in staging", "just for the EU cluster",
+# "solo en preproducción", "únicamente para los clientes nuevos" (folded text).
+_ONLY = re.compile(
+    r"\b(?:only|just|solo|solamente|unicamente|exclusivamente)\s+(?:in|on|at|for|en|para)"
+    r"\s+(?:the\s+|our\s+|el\s+|la\s+|los\s+|las\s+|nuestro\s+|nuestra\s+)?"
+    r"([\w][\w.+#-]*)")
+
+
 # after "from X": the place a change put it ("went from X to Y", "de X a Y")
 _FROM_TO = lazy(r"(?:\s+[\w.+#-]+){0,2}\s+(?:to|into|onto)\b")
 
 
-# A determiner, or a mark of punctuation, ends the phrase a word that qualifies a subject
-# stands in (:attr:`Note.seq`).
+# A determiner, a preposition or a mark of punctuation ends the phrase a word that
+# qualifies a subject stands in (:attr:`Note.seq`): a qualifier stands right before its
+# noun ("the admin API"); "ownership of search" or "la instancia de producción" name the
+# thing itself, not another one of its kind.
 _DETERMINERS = frozenset("the a an our my your their its this that these those el la los las "
                          "un una unos unas nuestro nuestra nuestros nuestras mi mis su sus "
                          "este esta estos estas".split())
+_PREPOSITIONS = frozenset("of for from about de del para desde sobre".split())
 _BREAK = re.compile(r"[,;:.!?()\[\]\n]")
 # A host or a file name written in lower case: "panel.ejemplo.net", "settings.toml" (not
 # "e.g." or "i.e.": every part has two characters or more).
@@ -216,7 +229,8 @@ def read_note(text: str, stemmer: str) -> Note:
         whole = tokenize(w, stemmer)[:1]  # "OpenSearch" is one name, not "search"
         note.whole.update(whole)
         if note.seq and note.seq[-1] and (_BREAK.search(text, end, m.start())
-                                          or fold(w) in _DETERMINERS):
+                                          or fold(w) in _DETERMINERS
+                                          or fold(w) in _PREPOSITIONS):
             # a phrase ends: "After the re-org, billing ...", "after the load tests the
             # reporting service ..." (a word that qualifies a subject stands right before it)
             note.seq.append("")
@@ -246,6 +260,8 @@ def read_note(text: str, stemmer: str) -> Note:
             note.names.update(new)
             note.values.update(new)
             note.moved_to.update(new)
+    for m in _ONLY.finditer(folded):
+        note.only.update(tokenize(m.group(1), stemmer)[:1])
     note.defines = bool(DEFINES.search(re.split(r"[.;!?\n]", text, maxsplit=1)[0]))
     for m in _SLOT.finditer(folded):
         note.slots.update(tokenize(m.group(1), stemmer)[:1])
@@ -330,7 +346,7 @@ def read_note(text: str, stemmer: str) -> Note:
 
 
 _TERM_SETS = ("words", "names", "values", "changed", "kept", "gone", "new", "cues", "whole",
-              "moved_to", "parts", "ways", "initial", "slots", "reverts", "renamed")
+              "moved_to", "parts", "ways", "initial", "slots", "reverts", "renamed", "only")
 
 
 def _canonical(note: Note, stemmer: str) -> Note:

@@ -56,7 +56,7 @@ from typing import Any
 from ..model import Hit
 from ..text import clip_shown, fold, tokenize
 from .aliases import canon
-from .change_links import NAMED, POSSIBLY, link, numbered_elsewhere, sibling
+from .change_links import NAMED, POSSIBLY, elsewhere, link, numbered_elsewhere, sibling
 from .change_notes import (
     NAMED_FIGURE,
     Note,
@@ -225,7 +225,7 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
             # question did not find, leaves it first (flagged).
             # A change that says the earlier's own value went away ("Jenkins is gone") is
             # news of the thing asked by name ("where does CI run?"), found or not.
-            if (kind != NAMED or new.id in found) and (set(old.matched) & o.names) - n.words \
+            if (kind != NAMED or new.id in found) and (set(old.matched) & o.values) - n.words \
                     and not ((o.values | o.slots) - terms) & n.gone:
                 continue
             old.superseded_by = new.id  # (a blend with semantic matches keeps the order)
@@ -392,10 +392,12 @@ def _doubted(out: list[Hit], notes: dict[str, Note], when: dict[str, tuple[str, 
         if not correcting and (set(lead.matched) & first.words) - n.words - uses and \
                 sibling(n, first, both, uses, stemmer):
             continue  # another thing of the same kind: "the admin API" for "the public API"
+        if elsewhere(n, first, set(lead.matched)):
+            continue  # a change of another place only ("... but only in staging")
         if numbered_elsewhere(first, n, n.names - first.words):
             continue  # a number of something else ("moved bastion SSH to 2222")
-        if (n.reverts & (first.values | first.slots)) or \
-                (first.current() and first.current() <= n.words - n.gone):
+        if (n.reverts & (first.values | first.slots)) or (
+                first.current() and first.current() <= n.words - n.gone and not correcting):
             continue  # it says the first's value again, or as standing
         lead.notices.append(f"a later memory may have changed this ({h.id}, "
                             f"{h.date or 'undated'}): {excerpt(h)}")

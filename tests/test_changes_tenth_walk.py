@@ -1,0 +1,70 @@
+"""Changes the tenth walk (written blind) showed served stale, in words of their own:
+
+- "ownership *of* payments moved to ..." is news of the payments API itself: a
+  word joined to the subject by a preposition does not make it another thing, as a word
+  right before it does ("the refunds API");
+- "Se ha cambiado el tipo de instancia *de* producción ..." is of production's, the same;
+- a correction that names the old value names it as wrong, not as standing;
+- a change "but only in staging" is no news of production.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ihmt.search.change_notes import read_note
+
+from .conftest import office_store
+
+_store = office_store
+
+
+def test_a_word_joined_by_a_preposition_is_no_qualifier() -> None:
+    n = read_note("Maintenance of payments API moved to the Orion team.", "english")
+    i = n.seq.index("payment")
+    assert n.seq[i - 1] == ""  # "maintenance" does not stand right before "payments"
+    n = read_note("The refunds API moved to the Orion team.", "english")
+    i = n.seq.index("api")
+    assert n.seq[i - 1] == "refund"
+
+
+def test_a_change_of_the_thing_said_with_of_leads(tmp_path: Path) -> None:
+    old = "The payments API is owned by the Atlas team."
+    new = "Ownership of payments moved to the Orion team after the reorg; Atlas kept refunds."
+    m = _store(tmp_path, (old, "2024-03-04"),
+               ("The refunds API is owned by Atlas too.", "2024-03-04"),
+               (new, "2025-01-20"), ("Orion's channel is #team-orion.", "2025-02-01"))
+    res = m.search("Which team owns the payments API?")
+    assert res.hits[0].text == new
+    assert res.status == "FOUND"
+
+
+def test_a_spanish_change_of_the_thing_de_production_is_not_served_stale(
+        tmp_path: Path) -> None:
+    old = "El clúster de búsqueda de producción usa nodos r5.large."
+    new = "Se ha cambiado el tipo de instancia de producción a r6g.xlarge tras los picos."
+    m = _store(tmp_path, (old, "2024-05-06"),
+               ("El de staging usa nodos t3.medium.", "2024-05-06"), (new, "2025-03-10"))
+    res = m.search("¿Qué tipo de nodos tiene el clúster de búsqueda de producción?")
+    assert not (res.status == "FOUND" and res.hits[0].text == old)
+
+
+def test_a_correction_naming_the_old_value_does_not_confirm_it(tmp_path: Path) -> None:
+    old = "The staging API listens on port 8081 locally."
+    new = ("I was mistaken about the staging API: compose maps it to 8082. 8081 is the "
+           "admin tool's.")
+    m = _store(tmp_path, (old, "2024-06-03"),
+               ("The staging worker listens on 7070.", "2024-06-03"), (new, "2024-06-05"))
+    res = m.search("Which port does the staging API listen on locally?")
+    assert not (res.status == "FOUND" and res.hits[0].text == old)
+
+
+def test_a_change_only_in_another_place_is_no_news_of_this_one(tmp_path: Path) -> None:
+    first = "The production metrics endpoint is served on port 9100."
+    now = "Production metrics now on port 9464, the OpenTelemetry default."
+    trap = "Changed the metrics port to 9091, but only in preproduction."
+    m = _store(tmp_path, (first, "2024-02-19"), (now, "2024-10-21"), (trap, "2025-06-30"))
+    res = m.search("Which port serves the production metrics?")
+    assert res.hits[0].text == now
+    assert not any(h.text == now and h.outdated for h in res.hits)
+    assert read_note(trap, "english").only and not read_note(now, "english").only

@@ -5,7 +5,12 @@
   right before it does ("the refunds API");
 - "Se ha cambiado el tipo de instancia *de* producción ..." is of production's, the same;
 - a correction that names the old value names it as wrong, not as standing;
-- a change "but only in staging" is no news of production.
+- a change "but only in staging" is no news of production;
+- a version group whose newest a later memory may have changed is no sure answer;
+- "ingest-worker" is the ingest worker: the words of a hyphenated name are its subject,
+  and a lone "0" two crontab lines both say is no value they share (a guard: with the
+  words of hyphenated names and without it, "log-rotate moved to 0 5 * * *" flagged the
+  backup's schedule).
 """
 
 from __future__ import annotations
@@ -68,3 +73,35 @@ def test_a_change_only_in_another_place_is_no_news_of_this_one(tmp_path: Path) -
     assert res.hits[0].text == now
     assert not any(h.text == now and h.outdated for h in res.hits)
     assert read_note(trap, "english").only and not read_note(now, "english").only
+
+
+def test_a_version_group_whose_newest_may_have_changed_is_no_sure_answer(
+        tmp_path: Path) -> None:
+    first = "The scraper runs on Python 3.9."
+    then = "Scraper upgraded to Python 3.11."
+    later = "scraper-box: bumped again -> 3.12 for the typing features."
+    m = _store(tmp_path, (first, "2023-01-09"),
+               ("The billing service is on Python 3.11.", "2023-01-09"),
+               (then, "2023-10-24"), (later, "2025-04-28"))
+    res = m.search("Which Python version does the scraper run?")
+    assert not (res.status == "FOUND" and res.hits[0].text in (first, then))
+
+
+def test_the_words_of_a_hyphenated_name_are_its_subject(tmp_path: Path) -> None:
+    old = "ingest-worker upgraded to Python 3.11."
+    new = "ingest-worker: 3.11 -> 3.12, for the new typing features."
+    m = _store(tmp_path, ("ingest-worker runs on Python 3.9.", "2023-01-09"),
+               (old, "2023-10-24"), (new, "2025-04-28"),
+               ("Billing service still pinned to 3.11 because of a C extension.", "2025-06-02"))
+    res = m.search("Which Python version does the ingest worker run?")
+    assert res.hits[0].text == new
+
+
+def test_a_lone_digit_both_say_is_no_value_of_one_thing(tmp_path: Path) -> None:
+    backup = "db-backup back to once a day at 04:00 UTC: 0 4 * * *."
+    rotate = "log-rotate moved to 0 5 * * * so it never overlaps the backup."
+    m = _store(tmp_path, ("db-backup cron: 0 2 * * * (2am UTC daily).", "2023-03-13"),
+               ("log-rotate cron runs at 0 3 * * *.", "2023-03-13"),
+               (backup, "2025-02-17"), (rotate, "2025-03-03"))
+    res = m.search("When does the database backup job run?")
+    assert not any(h.text == backup and h.outdated for h in res.hits)

@@ -84,7 +84,7 @@ def link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     # where the two share two subject words: "Marco", "merge")
     if values & n.gone & (o_names | o.slots | o.initial) or \
             (len(subject) >= 2 and values & n.gone and not n.hedged) or \
-            (not beyond and fresh and values & (o_names | n_names)):
+            (not beyond and fresh and _telling(values) & (o_names | n_names)):
         return NAMED
     # A query word the earlier matched and the later lacks, where the later says a word of
     # its own right before the subject they share, makes the later another thing ("the
@@ -132,6 +132,12 @@ def link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     if len(about) >= 2 or (o.ways & set(old.matched)) - subject or o.defines:
         return POSSIBLY
     return FOLLOWS
+
+
+def _telling(values: set[str]) -> set[str]:
+    """``values`` but a lone digit: a "0" both say (of "0 5 * * *" and "0 4 * * *") is no
+    value of one thing."""
+    return {v for v in values if len(v) > 1 or not v.isdigit()}
 
 
 def elsewhere(n: Note, o: Note, terms: set[str]) -> bool:

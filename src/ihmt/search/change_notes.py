@@ -228,6 +228,8 @@ def read_note(text: str, stemmer: str) -> Note:
         w = m.group()
         whole = tokenize(w, stemmer)[:1]  # "OpenSearch" is one name, not "search"
         note.whole.update(whole)
+        if "-" in w.strip("-"):  # but the words of "ingest-worker" are words of their own
+            note.whole.update(tokenize(w, stemmer)[1:])
         if note.seq and note.seq[-1] and (_BREAK.search(text, end, m.start())
                                           or fold(w) in _DETERMINERS
                                           or fold(w) in _PREPOSITIONS):

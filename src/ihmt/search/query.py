@@ -158,7 +158,8 @@ class Searcher:
         if not period:  # a change said in words leads what it changed (and is flagged)
             lead_id = hits[0].id if grouped is not None and hits else None
             hits = changed(hits)
-            if lead_id is not None and hits and (hits[0].id != lead_id or hits[0].outdated):
+            if lead_id is not None and hits and (hits[0].id != lead_id or hits[0].outdated
+                                                   or hits[0].unsettled):
                 # a later change moved above the version group's newest, or flagged it: the
                 # group does not decide this answer, the ordinary confidence does, and its
                 # flags go

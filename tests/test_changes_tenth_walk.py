@@ -7,6 +7,7 @@
 - a correction that names the old value names it as wrong, not as standing;
 - a change "but only in staging" is no news of production;
 - a version group whose newest a later memory may have changed is no sure answer;
+- a dash between two words ends a phrase, as a comma does ("drop the prefix - tags are ...");
 - "ingest-worker" is the ingest worker: the words of a hyphenated name are its subject,
   and a lone "0" two crontab lines both say is no value they share (a guard: with the
   words of hyphenated names and without it, "log-rotate moved to 0 5 * * *" flagged the
@@ -105,3 +106,15 @@ def test_a_lone_digit_both_say_is_no_value_of_one_thing(tmp_path: Path) -> None:
                (backup, "2025-02-17"), (rotate, "2025-03-03"))
     res = m.search("When does the database backup job run?")
     assert not any(h.text == backup and h.outdated for h in res.hits)
+
+
+def test_a_dash_between_two_words_ends_a_phrase(tmp_path: Path) -> None:
+    n = read_note("Agreed to drop the release/ prefix - tags are just <version> now.", "english")
+    assert n.seq[n.seq.index("tag") - 1] == ""  # "prefix" does not qualify "tags"
+    old = "Tag naming convention: release/<version>-notes."
+    m = _store(tmp_path, (old, "2023-05-15"),
+               ("Hotfix tags are cut as hotfix/<date>.", "2023-05-15"),
+               ("Agreed to drop the release/ prefix - tags are just <version>-notes now.",
+                "2024-10-03"))
+    res = m.search("How do I name a new tag for a release?")
+    assert not (res.status == "FOUND" and res.hits[0].text == old)

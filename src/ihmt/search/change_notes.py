@@ -210,7 +210,7 @@ _DETERMINERS = frozenset("the a an our my your their its this that these those e
                          "un una unos unas nuestro nuestra nuestros nuestras mi mis su sus "
                          "este esta estos estas".split())
 _PREPOSITIONS = frozenset("of for from about de del para desde sobre".split())
-_BREAK = re.compile(r"[,;:.!?()\[\]\n]")
+_BREAK = re.compile(r"[,;:.!?()\[\]\n]|\s[-\u2013\u2014]+\s")  # (a dash between two words, too)
 # A host or a file name written in lower case: "panel.ejemplo.net", "settings.toml" (not
 # "e.g." or "i.e.": every part has two characters or more).
 _DOTTED = re.compile(r"[\w-]{2,}(?:\.[\w-]{2,})+")

@@ -9,6 +9,7 @@ the tests and benchmarks that check it. Every pattern runs on folded text
 from __future__ import annotations
 
 from ..lazy_re import lazy
+from . import change_lexicon_rx as _lexicon
 
 # "dropped" said of a figure that fell ("pages dropped a lot", "latency dropped by half"),
 # not of a thing let go.
@@ -155,7 +156,9 @@ CUE = lazy(
     r"|migracion\s+(?:\S+\s+){0,6}?(?:completada|terminada|hecha|finalizada)"
     # a change dated by its start: "since March, analytics are in PostHog", "from this
     # week", "desde marzo" (not "since we moved ...": a reason, the state taken as given)
-    r"|" + _DATED + r")\b|->|\u2192")
+    r"|" + _DATED + r")\b|->|\u2192"
+    # and the phrases of the lexicon ("pulled forward to", "adoptamos", "I got that wrong")
+    r"|" + _lexicon.CHANGE)
 # (an arrow: "Postgres -> CockroachDB")
 
 # Where the old value stands in a change: "from X", "replaced X", "instead of X", "off X",
@@ -364,7 +367,8 @@ PLANNED_CHANGE = lazy(
 # "Actually ...", "I was wrong", "Me equivoqué". Run folded.
 CORRECTION = lazy(
     r"\b(?:" + _WRONG + r"|erratum|errata)\b"
-    r"|^\W*(?:actually|en\s+realidad|fix\s*:)")
+    r"|^\W*(?:actually|en\s+realidad|fix\s*:)"
+    r"|" + _lexicon.CORRECTION)
 
 # A memory that states the value of a thing, read on each sentence unfolded (a capital
 # tells a name): "Our CDN is CloudFront", "Mi banco es el BBVA", "Password manager:

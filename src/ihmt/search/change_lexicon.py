@@ -1,7 +1,13 @@
 """Words and phrases that say a change was made, or that something said before was wrong,
 in English and Spanish: a lexicon written from general knowledge of how developers write
 notes, chat messages, tickets and commit subjects, by a helper who saw none of the
-rules, tests, walks or benchmarks (2026-12-05).
+rules, tests, walks or benchmarks (2026-12-05). Of the helper's lists, kept here: in
+English, the phrases with a past tense or a participle, or a word such as "now",
+"longer" or "wrong" (a bare or present verb, "move X to", "upgrades", is also how a
+plan or a habit is said: "asked to move the standup", "the job moves old files"); in
+Spanish, all but those that start with an infinitive or a gerund; and of either, only
+what the older patterns of :mod:`ihmt.search.change_words` did not read already (they
+hold guards a phrase lacks: "left the team meeting" is no one leaving).
 
 Each phrase is lower case and without accents (it is matched on folded text). ``x``
 stands for a few words of the thing ("brought x forward to"), ``n`` for a value; a

@@ -10,8 +10,8 @@ before reading the rules and not to be tuned on, and :mod:`bench.secrets_third` 
 and before the third set's misses were read; :mod:`bench.secrets_fifth` (split ``"fifth"``)
 a fifth, :mod:`bench.secrets_sixth` (split ``"sixth"``) a sixth and
 :mod:`bench.secrets_seventh` (split ``"seventh"``) a seventh, each written the same way
-before its first measure, and :mod:`bench.secrets_eighth` (split ``"eighth"``) an
-eighth. Each was fixed against after that first measure (BENCHMARKS.md and RELIABILITY.md
+before its first measure, :mod:`bench.secrets_eighth` (split ``"eighth"``) an
+eighth and :mod:`bench.secrets_ninth` (split ``"ninth"``) a ninth. Each was fixed against after that first measure (BENCHMARKS.md and RELIABILITY.md
 keep the blind figures). A secret is *caught* when the findings cover every character of
 its value (what masking removes); an ordinary note is a *false positive* when it yields any finding at all.
 
@@ -34,6 +34,7 @@ from bench import (
     secrets_fifth,
     secrets_fourth,
     secrets_fresh,
+    secrets_ninth,
     secrets_seventh,
     secrets_sixth,
     secrets_third,
@@ -97,6 +98,7 @@ def evaluate(seed: int = secrets_corpus.SEED) -> dict[str, Any]:
         secrets_sixth.SPLIT: evaluate_split(secrets_sixth.sixth_cases, 41),
         secrets_seventh.SPLIT: evaluate_split(secrets_seventh.seventh_cases, 43),
         secrets_eighth.SPLIT: evaluate_split(secrets_eighth.eighth_cases, 47),
+        secrets_ninth.SPLIT: evaluate_split(secrets_ninth.ninth_cases, 53),
     }
 
 
@@ -205,6 +207,7 @@ def _table(r: dict[str, Any]) -> str:
     lines += _split_lines("seventh", "tuned on after its blind measure",
                           r[secrets_seventh.SPLIT])
     lines += _split_lines("eighth", "tuned on after its blind measure", r[secrets_eighth.SPLIT])
+    lines += _split_lines("ninth", "written blind, measured once", r[secrets_ninth.SPLIT])
     c = r["cost"]
     lines.append(f"cost: {c['detect_ms_per_kb']:.3f} ms/KB over {c['kb']} KB; baseline "
                  f"term_counts {c['baseline_term_counts_ms_per_kb']:.3f} ms/KB "

@@ -94,3 +94,15 @@ def test_the_eighth_split_is_big_varied_and_well_marked() -> None:
     assert not any(c.spans for c in ordinary)
     assert not any(m in c.text for c in secrets + ordinary for m in "«»‹›⦃⦄⟨⟩")
     assert eighth_cases() == eighth_cases() and eighth_cases(1) != eighth_cases()
+
+
+def test_the_ninth_split_is_big_varied_and_well_marked() -> None:
+    from bench.secrets_ninth import ninth_cases
+
+    secrets, ordinary = ninth_cases()
+    assert len(secrets) >= 300 and len({c.kind for c in secrets}) >= 45
+    assert len(ordinary) >= 700 and len({c.kind for c in ordinary}) >= 15
+    assert all(c.spans and all(e > s for s, e in c.spans) for c in secrets)
+    assert not any(c.spans for c in ordinary)
+    assert not any(m in c.text for c in secrets + ordinary for m in "«»‹›⦃⦄⟨⟩")
+    assert ninth_cases() == ninth_cases() and ninth_cases(1) != ninth_cases()

@@ -6,7 +6,9 @@
 - "Se ha cambiado el tipo de instancia *de* producción ..." is of production's, the same;
 - a correction that names the old value names it as wrong, not as standing;
 - a change "but only in staging" is no news of production;
-- a version group whose newest a later memory may have changed is no sure answer;
+- a version group whose newest a later memory may have changed is no sure answer, and one
+  whose newest is about another thing than the one asked ("the billing API" for "the
+  reports service") answers nothing;
 - a dash between two words ends a phrase, as a comma does ("drop the prefix - tags are ...");
 - "ingest-worker" is the ingest worker: the words of a hyphenated name are its subject,
   and a lone "0" two crontab lines both say is no value they share (a guard: with the
@@ -118,3 +120,16 @@ def test_a_dash_between_two_words_ends_a_phrase(tmp_path: Path) -> None:
                 "2024-10-03"))
     res = m.search("How do I name a new tag for a release?")
     assert not (res.status == "FOUND" and res.hits[0].text == old)
+
+
+def test_a_version_group_of_another_thing_does_not_answer(tmp_path: Path) -> None:
+    # "the billing API" is newest about a runtime, but the question asks about the reports
+    # service, which other memories name: the group does not answer, the rule of changes does
+    now = "Reports service upgraded to Python 3.12."
+    other = "The billing API is on Python 3.13 now."
+    m = _store(tmp_path, ("The reports service runs on Python 3.10.", "2023-04-26"),
+               (now, "2024-08-05"), ("The reports scheduler is Airflow.", "2024-08-05"),
+               (other, "2025-01-13"))
+    res = m.search("Which Python version does the reports service use?")
+    assert res.hits[0].text == now
+    assert not any(h.text == now and h.outdated for h in res.hits)

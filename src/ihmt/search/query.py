@@ -113,8 +113,8 @@ class Searcher:
 
         value = None
         intent = fact_intent(query)
-        grouped = self._topic(intent, hits, period, loader, hit_for, flt, view, root) \
-            if intent else None
+        grouped = self._topic(intent, hits, period, loader, hit_for, flt, view, root,
+                              asked=(words, answer_type_terms(base, stem))) if intent else None
         if grouped is not None:
             hits, conf, note, before = grouped
             value = note
@@ -218,11 +218,14 @@ class Searcher:
 
     def _topic(self, attribute: str, hits: list[Hit], period: tuple[str, str] | None,
                loader: Callable[[Hit], str], hit_for: Callable[[str], Hit | None],
-               flt: ScopeFilter | None, view: ScopeView | None, root: dict
+               flt: ScopeFilter | None, view: ScopeView | None, root: dict,
+               asked: tuple[list[str], frozenset[str]] = ([], frozenset())
                ) -> tuple[list[Hit], float, str, dict[str, tuple[bool, list[str]]]] | None:
         """A question about the user's own state, answered from its version group
         (:mod:`ihmt.search.topic`): the timeline's sources and the memories holding the
-        attribute's vocabulary. None when no dated memory speaks about it."""
+        attribute's vocabulary. None when no dated memory speaks about it, or when the
+        newest that may lead holds none of the words the question asks about besides the
+        attribute (``asked``: the question's terms and those of the kind of its answer)."""
         # Imported here: its lexicon costs a hook process ~13 ms, and only a question about
         # the user's own state (intent.fact_intent) needs it.
         from . import topic
@@ -278,8 +281,10 @@ class Searcher:
                 group = older + group
                 can = topic.leaders(group, set(sources), vset, attribute)
                 lead = topic.lead_of(group, period, can=can)
-        if lead is None:
-            return None
+        if lead is None or topic.answers_else(
+                lead, topic.asked_beyond(asked[0], vset, attribute, stem, asked[1]),
+                hits + group, stem):
+            return None  # (a lead about another thing than the one asked: no group answer)
         before = {h.id: (h.outdated, list(h.notices)) for h in group}
         ordered = topic.order_group(group, lead, period, attribute, can)
         now_value = fold(stmts[-1].value) if stmts else None

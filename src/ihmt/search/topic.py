@@ -28,11 +28,13 @@ knows nothing), lower when the two disagree, so the agent is told to check.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
 from ..model import Hit
 from ..text import clip_shown, fold, tokenize
+from .change_notes import use_verbs
 from .change_words import CALENDAR, only_plans
 from .topic_words import (
     AMBIGUOUS,
@@ -323,6 +325,34 @@ def leaders(group: list[Hit], sources: set[str] = frozenset(),
                 attribute in PERSONAL and _names_replaced(values, i)
                 and not about_me(h.excerpt or h.text))))
             for i, h in enumerate(group)]
+
+
+@functools.lru_cache(maxsize=4)
+def _any_time(stemmer: str) -> frozenset[str]:
+    """Words a question about now uses for the time it asks about."""
+    return frozenset(tokenize("now nowadays today currently current lately these days day "
+                              "still anymore present moment right ahora actualmente actual "
+                              "hoy dia dias todavia momento mismo", stemmer))
+
+
+def asked_beyond(terms: list[str], vocab: frozenset[str], attribute: str,
+                 stemmer: str, kind: frozenset[str] = frozenset()) -> set[str]:
+    """The question's words that are neither the attribute's (its name and ``vocab``), the
+    kind of answer it asks for (``kind``: "time" of "what time is ..."), a verb of use nor
+    a word of time: what it asks about besides the attribute ("the scraper" of "which
+    Python version does the scraper use?")."""
+    return set(terms) - vocab - kind - set(tokenize(attribute, stemmer)) - \
+        use_verbs(stemmer) - _any_time(stemmer)
+
+
+def answers_else(lead: Hit, beyond: set[str], others: list[Hit], stemmer: str) -> bool:
+    """Whether the group's ``lead`` holds none of the words the question asks about besides
+    the attribute (:func:`asked_beyond`) that another memory found (``others``) holds: "La
+    API interna ya está en Python 3.13" is the newest memory about a runtime, not about the
+    scraper's, when other memories speak of the scraper. Its version group then answers
+    nothing. (A word no memory holds tells nothing: "voy" of "¿cómo voy a la oficina?".)"""
+    told = beyond & {t for h in others if h is not lead for t in h.matched}
+    return bool(told) and not told & set(tokenize(lead.text or lead.excerpt or "", stemmer))
 
 
 def lead_of(group: list[Hit], period: tuple[str, str] | None,

@@ -5,7 +5,7 @@
   right before it does ("the refunds API");
 - "Se ha cambiado el tipo de instancia *de* producción ..." is of production's, the same;
 - a correction that names the old value names it as wrong, not as standing;
-- a change "but only in staging" is no news of production;
+- a change "but only in staging" (or "- staging only") is no news of production;
 - a version group whose newest a later memory may have changed is no sure answer, and one
   whose newest is about another thing than the one asked ("the billing API" for "the
   reports service") answers nothing;
@@ -131,5 +131,22 @@ def test_a_version_group_of_another_thing_does_not_answer(tmp_path: Path) -> Non
                (now, "2024-08-05"), ("The reports scheduler is Airflow.", "2024-08-05"),
                (other, "2025-01-13"))
     res = m.search("Which Python version does the reports service use?")
+    assert res.hits[0].text == now
+    assert not any(h.text == now and h.outdated for h in res.hits)
+
+
+def test_a_change_said_to_hold_for_another_place_after_it_is_no_news() -> None:
+    assert read_note("Moved the cache host to cache-qa-2 - QA only.", "english").only
+    assert read_note("Subimos el pool a 40 (para staging solamente).", "spanish").only
+    assert read_note("Bumped it, but only in staging.", "english").only
+    assert not read_note("We only deploy on Tuesdays.", "english").only
+
+
+def test_a_change_for_staging_only_leaves_production_first(tmp_path: Path) -> None:
+    now = "Prod queue failed over permanently; the production host is mq-prod-2.internal now."
+    m = _store(tmp_path, ("Production queue host is mq-prod-1.internal.", "2023-07-10"),
+               (now, "2024-06-03"),
+               ("Changed the queue host to mq-stg-3.internal - staging only.", "2025-02-10"))
+    res = m.search("What's the hostname of the production queue?")
     assert res.hits[0].text == now
     assert not any(h.text == now and h.outdated for h in res.hits)

@@ -191,11 +191,16 @@ _SLOT = re.compile(
 
 
 # What a change is said to hold for alone: "only in staging", "just for the EU cluster",
-# "solo en preproducción", "únicamente para los clientes nuevos" (folded text).
+# "solo en preproducción", "únicamente para los clientes nuevos", "- staging only" (folded
+# text).
 _ONLY = re.compile(
     r"\b(?:only|just|solo|solamente|unicamente|exclusivamente)\s+(?:in|on|at|for|en|para)"
     r"\s+(?:the\s+|our\s+|el\s+|la\s+|los\s+|las\s+|nuestro\s+|nuestra\s+)?"
-    r"([\w][\w.+#-]*)")
+    r"([\w][\w.+#-]*)"
+    # or said after it: "- staging only", "(for staging only)", "en staging solamente"
+    r"|(?:[-\u2013\u2014,;(]\s*|\b(?:in|on|for|en|para)\s+)(?:the\s+|el\s+|la\s+)?"
+    r"([\w][\w.+#-]*)\s+(?:only|solo|solamente|unicamente)\b"
+    r"(?!\s+(?:in|on|at|for|en|para)\b)")
 
 
 # after "from X": the place a change put it ("went from X to Y", "de X a Y")
@@ -263,7 +268,7 @@ def read_note(text: str, stemmer: str) -> Note:
             note.values.update(new)
             note.moved_to.update(new)
     for m in _ONLY.finditer(folded):
-        note.only.update(tokenize(m.group(1), stemmer)[:1])
+        note.only.update(tokenize(m.group(1) or m.group(2), stemmer)[:1])
     note.defines = bool(DEFINES.search(re.split(r"[.;!?\n]", text, maxsplit=1)[0]))
     for m in _SLOT.finditer(folded):
         note.slots.update(tokenize(m.group(1), stemmer)[:1])

@@ -150,3 +150,16 @@ def test_a_change_for_staging_only_leaves_production_first(tmp_path: Path) -> No
     res = m.search("What's the hostname of the production queue?")
     assert res.hits[0].text == now
     assert not any(h.text == now and h.outdated for h in res.hits)
+
+
+def test_a_change_found_again_beyond_the_hits_is_listed_once(tmp_path: Path) -> None:
+    # "iteration" finds the sprints by a related word, which matches no question word: the
+    # rule of changes finds the change again by the answer's words; one hit, not two
+    new = "We abandoned three-week sprints; the team runs two-week cycles now, starting Thursdays."
+    m = _store(tmp_path, ("Our sprints are three weeks long, starting Tuesdays.", "2023-02-13"),
+               ("Sprint planning is the first Tuesday of the sprint at 10:00.", "2023-02-13"),
+               (new, "2025-01-20"))
+    res = m.search("How long is an iteration here?")
+    ids = [h.id for h in res.hits]
+    assert len(ids) == len(set(ids))
+    assert res.hits[0].text == new

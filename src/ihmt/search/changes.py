@@ -163,6 +163,10 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
     question, and what became of it is looked for all the same."""
     look = hits[:1] if meaning else [h for h in hits[:WINDOW] if h.matched]
     extra = later_changes(look, terms, stemmer, find) if find is not None and look else []
+    # (a memory among the hits that matched no question word may be found again: it is the
+    # same hit, not a second one)
+    listed = {h.id: h for h in hits}
+    extra = [listed.get(h.id, h) for h in extra]
     pool = look + extra
     # Most answers hold no word of change, and no two of them state a value of a thing:
     # their excerpts (no leaf read) say so. Of the first answers, a long memory cut short
@@ -233,8 +237,9 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
             moved.add(new.id)
     _taken_up_again(out, order, notes, when, terms, excerpt)
     if extra and out:
-        _unsettled(out, [h for h in extra if h not in out], notes, when, terms, stemmer,
-                   excerpt)
+        # (one of them listed among the hits for no word of the question counts as well)
+        _unsettled(out, [h for h in extra if h not in out or not h.matched], notes, when,
+                   terms, stemmer, excerpt)
     if out and now:
         out = _settled_first(out, terms, stemmer)
         _doubted(out, notes, when, stemmer, excerpt)

@@ -163,3 +163,15 @@ def test_a_change_found_again_beyond_the_hits_is_listed_once(tmp_path: Path) -> 
     ids = [h.id for h in res.hits]
     assert len(ids) == len(set(ids))
     assert res.hits[0].text == new
+
+
+def test_not_going_back_to_a_value_lets_it_go(tmp_path: Path) -> None:
+    n = read_note("Using WezTerm for two weeks now, never going back to iTerm2.", "english")
+    assert not n.reverts and not n.hedged and "iterm2" in n.gone
+    assert read_note("Went back to bash.", "english").reverts == {"bash"}
+    new = "Using WezTerm for two weeks now, never going back to iTerm2."
+    m = _store(tmp_path, ("My terminal is iTerm2 with a Solarized profile.", "2023-01-30"),
+               ("My shell is fish.", "2023-01-30"), (new, "2024-06-24"))
+    res = m.search("Which terminal do I use?")
+    assert res.hits[0].text == new
+    assert res.status == "FOUND"

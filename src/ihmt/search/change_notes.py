@@ -394,6 +394,11 @@ _REVERT_STOP = frozenset("""after because since when as once until for due
     tras porque desde cuando como hasta por despues después""".split())
 
 
+# a denial right before "back to": "not going back to", "never coming back to", "no vuelvo a"
+_NOT_BACK = re.compile(r"\b(?:not|never|no|nunca)\s+(?:\w+\s+)?(?:going\s+|coming\s+|"
+                       r"switching\s+|moving\s+)?$")
+
+
 def _reverts(folded: str, note: Note, stemmer: str) -> set[str]:
     """The terms of the values ``folded`` says were taken up again (see
     :data:`ihmt.search.change_words.REVERT`): the words right after "back to", "volví a"
@@ -409,6 +414,8 @@ def _reverts(folded: str, note: Note, stemmer: str) -> set[str]:
         phrase = folded[start:end]
         if "?" in folded[m.end():end + 1] or NOT_DONE.search(phrase) or FUTURE.search(phrase):
             continue
+        if _NOT_BACK.search(folded, max(start, m.start() - 30), m.start()):
+            continue  # "not going back to zsh": the value left for good
         if m.group(1):  # (up to a reason or a time: "back to X after Y kept failing")
             words = folded[m.end():end].split()[:3]
             cut = next((i for i, w in enumerate(words) if w in _REVERT_STOP), len(words))

@@ -175,6 +175,9 @@ OLD_SLOT = lazy(
     r"|(?:he|hemos|han)\s+(?:dejado(?:\s+de\s+usar)?|quitado|eliminado|apagado|vendido"
     r"|cerrado(?:\s+la\s+cuenta\s+de)?|cancelado)"
     r"|left|quit|renam(?:ed|ing)|vendi|vendimos"
+    # "not going back to zsh", "no vuelvo a Jira"
+    r"|(?:not|never)\s+(?:going|coming|switching|moving)\s+back\s+to"
+    r"|no\s+(?:vuelvo|volvemos|volvere|volveremos)\s+a"
     r"|en\s+(?:lugar|vez)\s+de|ya\s+no\s+(?:usamos|tenemos|\w+\s+(?:de|con|en)))\s+"
     # ("ya no tiramos de Kubernetes"; not "ya no mandamos los logs a X": its object)
     r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+|a\s+)?(\w[\w.+#-]*)"
@@ -242,7 +245,9 @@ NOT_DONE = lazy(
     r"|rolled\s+back|gave\s+up|did\s*n'?t|did\s+not"
     r"|(?:not|(?:is|are|was|were|do|does)n'?t)\s+"  # "we are not moving billing"
     r"(?:yet|switch\w*|mov(?:e|es|ing)|migrat\w*|replac\w*|chang(?:e|es|ing))"
-    r"|never|podr\w+|quiz\w*|vamos\s+a|queremos|planeamos|pensamos|intentamos|revertimos"
+    # ("never going back to X" is a value left for good, no hedge)
+    r"|never(?!\s+(?:going\s+|coming\s+|switching\s+|moving\s+)?back\b)"
+    r"|podr\w+|quiz\w*|vamos\s+a|queremos|planeamos|pensamos|intentamos|revertimos"
     r"|probamos|probe|probaron|propuesta|propon\w*|propus\w*|suger\w*|sugier\w*|pendiente"
     r"|si|el\s+proximo|la\s+proxima|no\s+(?:cambiamos|migramos|movimos|movemos|pasamos)"
     # an idea put forward that nobody took up: "floated the idea of moving to X"

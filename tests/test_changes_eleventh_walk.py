@@ -3,7 +3,12 @@ served stale, in words of their own:
 
 - the old value before an arrow is the value let go ("Memcached -> Redis", "master -> main"),
   as "from X" is;
-- "no longer <verb> X" lets X go, whatever the verb ("we no longer enforce X").
+- "no longer <verb> X" lets X go, whatever the verb ("we no longer enforce X");
+- a name of several parts that extends another ("billing-db-replica", "billing-db") names
+  another thing: the replica's change is no news of the primary (a dot is no such part:
+  "ci-01.internal" is "ci-01");
+- a setting's name may hold an underscore ("max_connections = 200"), and a change may say
+  its new figure with a verb ("max_connections raised to 400").
 """
 
 from __future__ import annotations
@@ -44,3 +49,31 @@ def test_no_longer_followed_lets_the_old_convention_go(tmp_path: Path) -> None:
     res = m.search("What branching model do we follow?")
     assert res.hits[0].text == new
     assert not (res.status == "FOUND" and res.hits[0].text == old)
+
+
+def test_a_longer_name_of_several_parts_is_another_thing(tmp_path: Path) -> None:
+    now = "billing-db work_mem raised to 64 after the slow report queries."
+    m = _store(tmp_path, ("billing-db (Postgres primary) work_mem = 16.", "2023-08-07"),
+               (now, "2024-05-13"),
+               ("billing-db-replica work_mem lowered to 8, it only serves dashboards.",
+                "2025-03-03"))
+    res = m.search("What is work_mem set to on the billing primary?")
+    assert res.hits[0].text == now
+    assert not any(h.text == now and h.outdated for h in res.hits)
+
+
+def test_a_fully_named_host_is_the_same_host() -> None:
+    from ihmt.search.change_links import named_apart
+
+    a = read_note("The build controller runs on ci-01.internal.", "english")
+    b = read_note("Build controller moved: ci-01 -> ci-02.internal.", "english")
+    assert not named_apart(a, b)
+    c = read_note("ci-01-standby takes over at night.", "english")
+    assert named_apart(a, c) is False  # (the dotted name is not extended by a dash)
+    assert named_apart(read_note("ci-01 is the controller.", "english"), c)
+
+
+def test_a_setting_with_an_underscore_is_numbered_by_its_name() -> None:
+    assert ("200", "max_connect") in read_note("max_connections = 200", "english").named
+    assert ("400", "max_connect") in read_note("max_connections raised to 400 today.",
+                                               "english").named

@@ -29,7 +29,7 @@ def link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     # "went back to bash" says again what "my shell is bash" said
     if (n.reverts - terms) & (o.values | o.slots):
         return None
-    if elsewhere(n, o, terms):
+    if elsewhere(n, o, terms) or named_apart(o, n):
         return None
     attrs = {k.split("::", 1)[-1] for k in facts_of(old.id)}
     if attrs & {k.split("::", 1)[-1] for k in facts_of(new.id)}:
@@ -138,6 +138,18 @@ def _telling(values: set[str]) -> set[str]:
     """``values`` but a lone digit: a "0" both say (of "0 5 * * *" and "0 4 * * *") is no
     value of one thing."""
     return {v for v in values if len(v) > 1 or not v.isdigit()}
+
+
+def named_apart(o: Note, n: Note) -> bool:
+    """Whether one memory names a thing by a name of several parts that extends a name the
+    other gives ("orders-db-replica" and "orders-db", "pedidos-entrantes-dlq" and
+    "pedidos-entrantes"), and does not give the shorter name itself: the two are about two
+    things (the replica is no version of the primary)."""
+    def extends(a: set[str], b: set[str]) -> bool:
+        # (not a dot: "ci-master-01.internal" is the host "ci-master-01", fully named)
+        return any(x.startswith(y) and x[len(y):len(y) + 1] in ("-", "_") and y not in a
+                   for x in a for y in b)
+    return extends(n.idents, o.idents) or extends(o.idents, n.idents)
 
 
 def elsewhere(n: Note, o: Note, terms: set[str]) -> bool:

@@ -77,7 +77,11 @@ _NUMBER_WORD = "|".join(sorted([*_SMALL, *_SCALES], key=len, reverse=True))
 # "dos mil quinientos"
 _NUMBER_WORDS = (r"(?:" + _NUMBER_WORD + r")(?:(?:\s+|-)(?:(?:and|y)\s+)?(?:" + _NUMBER_WORD
                  + r"))*")
-NAMED_FIGURE = re.compile(r"\b([a-z][a-z-]+)\s+(?:(?:is|are|was|were|es|son|era|=|:)\s+)?"
+NAMED_FIGURE = re.compile(r"\b([a-z][a-z_-]+)\s+(?:(?:is|are|was|were|es|son|era|=|:)\s+"
+                           # "max_connections raised to 400", "el pool subido a 40"
+                           r"|(?:raised|lowered|increased|decreased|reduced|bumped|set|cut"
+                           r"|changed|went\s+up|went\s+down|subid[oa]|bajad[oa]"
+                           r"|cambiad[oa])\s+(?:to|a)\s+)?"
                            r"(\d+(?:[.,:]\d+)*)(?![\w.,:]*\w)")
 # the second number of "18->20", "22 to 2222", "30 a 60"
 _FIGURE_TO = re.compile(r"\s*(?:->|=>|\u2192|\bto\b|\ba\b)\s*(\d+(?:[.,:]\d+)*)(?![\w.,:]*\w)")
@@ -160,6 +164,8 @@ class Note:
     #   yarn", "with black", "on Fly"): what may be a value though written in lower case
     reverts: set[str] = field(default_factory=set)  # the terms of a value it says was
     #   taken up again ("went back to bash": {"bash"})
+    idents: set[str] = field(default_factory=set)  # its words of several parts, folded
+    #   ("orders-db", "pedidos-entrantes-dlq", "api.internal")
     only: set[str] = field(default_factory=set)  # the thing it says a change holds for
     #   alone ("only in staging", "solo en preproducción": {"stage"})
     renamed: set[str] = field(default_factory=set)  # the terms of a name it says was
@@ -235,6 +241,8 @@ def read_note(text: str, stemmer: str) -> Note:
         note.whole.update(whole)
         if "-" in w.strip("-"):  # but the words of "ingest-worker" are words of their own
             note.whole.update(tokenize(w, stemmer)[1:])
+        if any(c in w.strip("-_.") for c in "-_."):
+            note.idents.add(fold(w).strip("-_."))
         if note.seq and note.seq[-1] and (_BREAK.search(text, end, m.start())
                                           or fold(w) in _DETERMINERS
                                           or fold(w) in _PREPOSITIONS):

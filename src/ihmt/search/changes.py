@@ -56,7 +56,15 @@ from typing import Any
 from ..model import Hit
 from ..text import clip_shown, fold, tokenize
 from .aliases import canon
-from .change_links import NAMED, POSSIBLY, elsewhere, link, numbered_elsewhere, sibling
+from .change_links import (
+    NAMED,
+    POSSIBLY,
+    elsewhere,
+    link,
+    named_apart,
+    numbered_elsewhere,
+    sibling,
+)
 from .change_notes import (
     NAMED_FIGURE,
     Note,
@@ -397,8 +405,9 @@ def _doubted(out: list[Hit], notes: dict[str, Note], when: dict[str, tuple[str, 
         if not correcting and (set(lead.matched) & first.words) - n.words - uses and \
                 sibling(n, first, both, uses, stemmer):
             continue  # another thing of the same kind: "the admin API" for "the public API"
-        if elsewhere(n, first, set(lead.matched)):
-            continue  # a change of another place only ("... but only in staging")
+        if elsewhere(n, first, set(lead.matched)) or named_apart(first, n):
+            continue  # a change of another place only ("... but only in staging"), or of
+            # another thing by its name ("orders-db-replica" for "orders-db")
         if numbered_elsewhere(first, n, n.names - first.words):
             continue  # a number of something else ("moved bastion SSH to 2222")
         if (n.reverts & (first.values | first.slots)) or (

@@ -8,7 +8,9 @@ served stale, in words of their own:
   another thing: the replica's change is no news of the primary (a dot is no such part:
   "ci-01.internal" is "ci-01");
 - a setting's name may hold an underscore ("max_connections = 200"), and a change may say
-  its new figure with a verb ("max_connections raised to 400").
+  its new figure with a verb ("max_connections raised to 400");
+- a reminder or a to-do changes nothing, though it says "now" ("Reminder: compare X with
+  what I get now").
 """
 
 from __future__ import annotations
@@ -77,3 +79,18 @@ def test_a_setting_with_an_underscore_is_numbered_by_its_name() -> None:
     assert ("200", "max_connect") in read_note("max_connections = 200", "english").named
     assert ("400", "max_connect") in read_note("max_connections raised to 400 today.",
                                                "english").named
+
+
+def test_a_reminder_changes_nothing(tmp_path: Path) -> None:
+    from ihmt.search.change_words import hedged
+    from ihmt.text import fold
+
+    note = ("Reminder: check Fastly's pricing against what we pay now before the CDN "
+            "contract renews in March.")
+    assert hedged(fold(note))
+    now = "The CDN is Bunny now; Cloudflare's rules could not do the geo redirects."
+    m = _store(tmp_path, ("Our CDN is Cloudflare.", "2023-07-31"), (now, "2024-09-30"),
+               ("The CDN bill goes to the platform team.", "2024-10-02"), (note, "2026-10-13"))
+    res = m.search("Which CDN do we use?")
+    assert res.hits[0].text == now
+    assert not any(h.text == now and h.outdated for h in res.hits)

@@ -247,6 +247,8 @@ NOT_DONE = lazy(
     r"|rolled\s+back|gave\s+up|did\s*n'?t|did\s+not"
     r"|(?:not|(?:is|are|was|were|do|does)n'?t)\s+"  # "we are not moving billing"
     r"(?:yet|switch\w*|mov(?:e|es|ing)|migrat\w*|replac\w*|chang(?:e|es|ing))"
+    # a reminder, a to-do: "Reminder: compare X with what I get now", "recordatorio: ..."
+    r"|reminder|recordatorio|to-?do\b|remember\s+to|don'?t\s+forget|no\s+olvid(?:ar|es)"
     # ("never going back to X" is a value left for good, no hedge)
     r"|never(?!\s+(?:going\s+|coming\s+|switching\s+|moving\s+)?back\b)"
     r"|podr\w+|quiz\w*|vamos\s+a|queremos|planeamos|pensamos|intentamos|revertimos"

@@ -9,6 +9,7 @@ served stale, in words of their own:
   "ci-01.internal" is "ci-01");
 - a setting's name may hold an underscore ("max_connections = 200"), and a change may say
   its new figure with a verb ("max_connections raised to 400");
+- "primarily" asks for the primary (a form the stemmer keeps apart);
 - a reminder or a to-do changes nothing, though it says "now" ("Reminder: compare X with
   what I get now").
 """
@@ -94,3 +95,15 @@ def test_a_reminder_changes_nothing(tmp_path: Path) -> None:
     res = m.search("Which CDN do we use?")
     assert res.hits[0].text == now
     assert not any(h.text == now and h.outdated for h in res.hits)
+
+
+def test_primarily_asks_for_the_primary(tmp_path: Path) -> None:
+    now = "After the capacity incidents, the payments primary has been moved for good to us-west-2."
+    m = _store(tmp_path, ("Payments service primary region is us-east-1.", "2023-09-12"),
+               ("payments primary region us-east-1 -> us-east-2, latency", "2024-11-25"),
+               ("Payments DR region is eu-west-1.", "2025-01-14"), (now, "2025-07-07"))
+    res = m.search("Which region does payments primarily run in?")
+    assert res.hits[0].text == now
+    assert res.status == "FOUND"
+    # found by "primarily" too, not by "payments" and "region" alone, as the DR region is
+    assert any(t.startswith("primar") for t in res.hits[0].matched)

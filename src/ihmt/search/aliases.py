@@ -61,6 +61,9 @@ GROUPS: tuple[str, ...] = (
     "vm vms virtual-machine",
     "ack acks acked acknowledge acknowledges acknowledged acknowledgement",
     "oncall on-call",
+    # adverbs the English stemmer keeps apart from their adjective ("mainly" and "main"
+    # meet; "primarily" and "primary" do not)
+    "primary primarily", "temporary temporarily",
     # the forms of an irregular English verb, which no stemmer joins ("where do we keep
     # sessions?" for "sessions are kept in Redis"); not those that are other words too
     # ("left", "found", "saw", "led", "lay")

@@ -29,7 +29,13 @@ def _lowered(text: str) -> str:
     return low
 
 
-def _public_spans(text: str) -> list[tuple[int, int]]:
+# A signed mail's DKIM and ARC headers with their folded lines: `bh=` and `b=` are the
+# message's public signature and body hash.
+_MAIL_SIGNATURE = lazy(r"(?im)^(?:dkim-signature|arc-seal|arc-message-signature|"
+                       r"x-google-dkim-signature):[^\n]*(?:\n[ \t][^\n]*)*")
+
+
+def _public_spans(text: str, low: str) -> list[tuple[int, int]]:
     """Certificates, public keys, data: URIs and wrapped base64: their contents are public
     or encoded files, never flagged as random tokens."""
     spans = []
@@ -41,6 +47,8 @@ def _public_spans(text: str) -> list[tuple[int, int]]:
         spans += [m.span() for m in shapes.WRAPPED_B64.finditer(text)]
     if "begin" in text:
         spans += [m.span() for m in shapes.UUENCODED.finditer(text)]
+    if "signature:" in low or "arc-seal:" in low:
+        spans += [m.span() for m in _MAIL_SIGNATURE.finditer(text)]
     if "eyJ" in text:  # a JWT public by its role: none of its parts is a token either
         spans += [m.span() for m in shapes.JWT.finditer(text) if not shapes.private_jwt(m[0])]
     return spans
@@ -48,7 +56,11 @@ def _public_spans(text: str) -> list[tuple[int, int]]:
 
 # ejson's `EJ[1:<key>:<nonce>:<box>]`, jasypt's `ENC(<base64>)`: ciphertext in the wrapper
 # of the tool that made it.
-_WRAPPED_CIPHERTEXT = lazy(r"EJ\[\d+:[A-Za-z0-9+/=:]{16,}\]|ENC\([A-Za-z0-9+/=]{16,}\)")
+# dotenvx's `encrypted:<base64>`; hiera-eyaml's `ENC[PKCS7,<base64>]`, wrapped over lines;
+# Bitwarden's `2.<iv>|<data>|<mac>` in an export.
+_WRAPPED_CIPHERTEXT = lazy(r"EJ\[\d+:[A-Za-z0-9+/=:]{16,}\]|ENC\([A-Za-z0-9+/=]{16,}\)|"
+                           r"encrypted:[A-Za-z0-9+/=]{16,}|ENC\[PKCS7,[A-Za-z0-9+/=\s]{16,20000}\]|"
+                           r"(?<![\w.])[0-7]\.[A-Za-z0-9+/]{22}==\|[A-Za-z0-9+/=|]{16,4096}")
 
 
 def _ciphertext_spans(text: str) -> list[tuple[int, int]]:
@@ -57,7 +69,8 @@ def _ciphertext_spans(text: str) -> list[tuple[int, int]]:
     spans = []
     if "ENC[" in text:
         spans += [m.span() for m in shapes.SOPS_VALUE.finditer(text)]
-    if "EJ[" in text or "ENC(" in text:
+    if ("EJ[" in text or "ENC(" in text or "encrypted:" in text or "ENC[PKCS7" in text
+            or "==|" in text):
         spans += [m.span() for m in _WRAPPED_CIPHERTEXT.finditer(text)]
     if "encryptedData" in text and shapes.SEALED_SECRET.search(text):
         spans += [m.span() for m in shapes.SEALED_DATA.finditer(text)]
@@ -132,7 +145,7 @@ def _candidates(text: str) -> Iterator[tuple[int, str, int, int, str]]:
     for j, rule in enumerate(context.RULES):
         for kind, s, e, shown in rule(text, low):
             yield base + j, kind, s, e, shown
-    public = _public_spans(text)
+    public = _public_spans(text, low)
     for m in TOKEN.finditer(text):
         if any(s <= m.start() < e for s, e in public):
             continue

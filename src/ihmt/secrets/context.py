@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 
 from ..lazy_re import lazy
-from . import forms, given
+from . import forms, given, tools
 from .assign import assignments, secret_key_name, xml_elements
 from .prose import answers, named_values, pairs, prose, seed_phrases, use_as
 from .values import (
@@ -434,4 +434,4 @@ def _netrc(text: str, low: str) -> Iterator[Found]:
 
 RULES = (aws_secrets, connection_strings, signed_urls, headers, cookies, docker_auth,
          command_lines, files, assignments, xml_elements, prose, use_as, pairs, named_values,
-         seed_phrases, answers, *forms.RULES, *given.RULES)
+         seed_phrases, answers, *forms.RULES, *given.RULES, *tools.RULES)

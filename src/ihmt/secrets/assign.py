@@ -21,6 +21,7 @@ from .values import (
     preview,
     random_looking,
     said_stand_in,
+    spaced_phrase,
     switch_rate,
     variable_reference,
 )
@@ -36,7 +37,7 @@ _SECRET_KEY_NAME = lazy(
     r"pass(?:word|wd|[_\-]?phrase)$|(?:^|[_.\-])(?:pass|pwd|psk|secret|"
     r"(?:secret|api|access|private|signing|encryption|master|account|auth|app|application|"
     r"license|storage|service|admin|root|shared|webhook|deploy|validation|decryption|"
-    r"logged[_\-]?in|nonce)[_\-]?keys?|apikey|authtoken|"
+    r"logged[_\-]?in|nonce|hmac)[_\-]?keys?|apikey|authtoken|hmac[_\-]?secret|"
     # an application's salts for its tokens and cookies (WordPress, Strapi): HMAC keys
     r"(?:auth|logged[_\-]?in|nonce|token|session|cookie|jwt|app|secret|signing)[_\-]?salt|"
     r"(?:auth|access|refresh|bearer|session|api|bot|id|app|user|admin|deploy|service|"
@@ -212,6 +213,17 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
         if password and sep == "=" and _libpq(text, kw_end - len(key)):
             value = _TO_QUOTE.match(text, start).group(0)  # `password=a=b` in a libpq string
             whole_line = True
+        elif password and "=" in sep and value.endswith("=") and not whole_line:
+            # `Password=ab=cd;` (ADO.NET), `pass_phrase = ab=cd` (INI): a password holding
+            # `=` runs to the next `;`, quote or space
+            whole = _TO_SEMICOLON.match(text, start).group(0)
+            if len(whole) > len(value) and looks_like_password(whole) and "(" not in whole:
+                value, whole_line = whole, True
+        elif (password and sep == "=" and _line_lead(text, kw_end - len(key)) in ("", "export")
+              and text[end: end + 1] == " "):
+            phrase = spaced_phrase(text, start, False)  # `X_PASSWORD=word word word word 12`
+            if phrase is not None:
+                return kind, start, phrase.end(), key + "=" + preview(phrase.group(0))
         if value.endswith(":") and text[start + len(value): start + len(value) + 1] == "`":
             return None  # a reST role in a docstring: "pass :data:`CLIENT`"
         value = _trim_end(text, value, start, kw_end - len(key))
@@ -304,6 +316,7 @@ _PATH = lazy(r"(?:\.{1,2}|~)/[\w.\-/]*")
 _CONCATENATED = lazy(r"[ \t]*\+[ \t]*[\"'`\w]")
 _CAPITALISED = lazy(r"[A-Z][a-z]+")
 _TO_QUOTE = lazy(r"[^\s\"']*")
+_TO_SEMICOLON = lazy(r"[^\s\"';`]*")
 # A libpq keyword/value string (`host=... dbname=... user=... password=...`): the value
 # runs to the next space, `=` and all.
 _LIBPQ = lazy(r"(?:^|[\s\"'])(?:host|hostaddr|dbname|user|port|sslmode)=[^\s=]+[ \t]")

@@ -17,6 +17,7 @@ from ..lazy_re import lazy
 from .assign import HASH_PREFIX, IDENT_CHAIN, NAME_PATH, reference
 from .forms import lines_with
 from .values import (
+    SENTENCE_WORDS,
     app_password,
     entropy,
     is_placeholder,
@@ -26,6 +27,7 @@ from .values import (
     preview,
     random_looking,
     said_stand_in,
+    spaced_phrase,
     starts_word,
     variable_reference,
 )
@@ -148,22 +150,8 @@ def _listed_code(text: str, low: str, key: str, pos: int) -> Found | None:
     return "password", code.start(1), code.end(1), key + " " + preview(code.group(1))
 
 
-# A passphrase of words written with spaces: three words or more and a number, or four
-# longer words alone to the end of the line.
-_SPACED_PHRASE = lazy(r"[a-zà-ÿ]{3,12}(?: [a-zà-ÿ]{3,12}){2,9}(?: \d{1,6})?(?=[ \t]*(?:\r?\n|$))")
 # A recovery key given as groups of digits (BitLocker's eight groups of six).
 _DIGIT_GROUPS = lazy(r"\d{4,8}(?:-\d{4,8}){3,11}(?![\w\-])")
-
-
-def _spaced_phrase(text: str, pos: int) -> re.Match[str] | None:
-    p = _SPACED_PHRASE.match(text, pos)
-    if p is None:
-        return None
-    words = p.group(0).split(" ")
-    if any(w in _SENTENCE_WORDS for w in words):
-        return None
-    numbered = words[-1].isdigit()
-    return p if numbered or len(words) >= 4 and all(len(w) >= 4 for w in words) else None
 
 
 def _value_after(text: str, key: str, pos: int, joined: bool) -> Found | None:
@@ -177,8 +165,8 @@ def _value_after(text: str, key: str, pos: int, joined: bool) -> Found | None:
     if grouped is not None and ("pass" in key or key.startswith(("contrase", "clave"))
                                 and app_password(grouped.group(0))):
         return "password", pos, grouped.end(), key + " " + preview(grouped.group(0))
-    if joined and ("phrase" in key or "frase" in key):
-        phrase = _spaced_phrase(text, pos)
+    if joined and not (key.startswith("pin") or _names_seed(key) or _names_codes(key)):
+        phrase = spaced_phrase(text, pos, "phrase" in key or "frase" in key)
         if phrase is not None:
             return "password", pos, phrase.end(), key + " " + preview(phrase.group(0))
     if joined and (_names_seed(key) or _names_codes(key)):
@@ -313,7 +301,7 @@ def _password_value(value: str, joined: bool) -> bool:
         return False  # code: `password = getpass.getpass(...)`
     if re.fullmatch(r"!{1,2}[A-Za-z_][\w.\-/:]*", core):
         return False  # `password: !vault |`: a YAML tag
-    if re.match(r"[A-Za-z_][\w.\-]*=(?!=*$)", core):
+    if re.match(r"[A-Za-z_][\w.\-]*=(?!=*$)", core) and not random_looking(core):
         return False  # `password_file=/etc/db.pass`: the next setting (not `Camino1991=`)
     if joined and _WORD_PASSPHRASE.fullmatch(core):
         return True  # words and a number: a passphrase, not `user_password`
@@ -403,9 +391,11 @@ _NOUN = lazy(r"key|token|secret|pat\b")
 # "key takeaway") to count without one.
 _QUALIFIER = lazy(
     r"(?<![a-z0-9_\-])(?:api|access|auth|bot|app|server|signing|client|private|license|master|"
-    r"deploy|service|refresh|session|integration|webhook|admin|root|secret|personal access)"
+    r"deploy|service|refresh|session|integration|webhook|admin|root|secret|personal access|"
+    r"unseal|recovery)"
     r"[ \-]?$")
 _NOUN_JOIN = lazy(
+    r"(?:[ \t]#?\d{1,2}(?=[ \t]*[:=]))?"  # "Unseal Key 2: X": one of several, numbered
     r"(?:\s+(?:for|of|para|de|del)\s[^\n:=>→.]{0,40}?)?"
     r"(?:(\s*(?::|=|->|→)\s*|\s+(?:is|was|es|era)\s+(?:now\s+)?)|(\s+))")
 _NOUN_VALUE = lazy(r"[A-Za-z0-9+/=_\-.:~$%]{16,4096}")
@@ -469,11 +459,6 @@ _SEED_BEFORE = lazy(r"(?:seed|recovery|backup|wallet|secret)[ _\-]?$")
 _SEED_JOIN = lazy(r"[^\n:=]{0,60}?(?:[ \t]*[:=]|[ \t]+(?:is|es|era|was)|[ \t]*\((?=[ \t]*[\"'`]))"
                   r"[ \t]*(?:\r?\n[ \t]*)?[\"'`]?[ \t]*")
 _SEED_WORDS = lazy(r"[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,23}(?![a-z])")
-_SENTENCE_WORDS = frozenset(
-    "the and for with that this you your are not was were our have has its from into then "
-    "them they what when where will would should never always just only also but los las "
-    "una uno con por para que del the una sin muy".split())
-
 
 def seed_phrases(text: str, low: str) -> Iterator[Found]:
     """A recovery (seed) phrase after a word that names one."""
@@ -497,7 +482,7 @@ def _seed_after(text: str, low: str, noun: str, pos: int) -> Iterator[Found]:
         return
     words = list(re.finditer(r"[a-z]+", w.group(0)))
     n = len(words) - len(words) % 3
-    if any(x.group(0) in _SENTENCE_WORDS for x in words[:n]):
+    if any(x.group(0) in SENTENCE_WORDS for x in words[:n]):
         return
     end = w.start() + words[n - 1].end()
     yield "seed_phrase", w.start(), end, noun + " " + preview(words[0].group(0))

@@ -137,7 +137,8 @@ def _encoded_private_key(v: str) -> bool:
 # Providers' formats beyond the first list, each a documented prefix and body: cloud and
 # CI platforms, AI APIs, payment, messaging and developer tools.
 MORE_SHAPES: tuple[Shape, ...] = (
-    Shape("aws_session_token", _c(r"(?:FwoGZXIvYXdzE|IQoJb3JpZ2luX2Vj)[A-Za-z0-9+/=]{100,}"),
+    # (URL-encoded in a presigned URL's `X-Amz-Security-Token=`: `%2B`, `%2F`, `%3D`)
+    Shape("aws_session_token", _c(r"(?:FwoGZXIvYXdzE|IQoJb3JpZ2luX2Vj)(?:[A-Za-z0-9+/=]|%[0-9A-Fa-f]{2}){100,}"),
           _lit(6), needles=("FwoGZXIvYXdzE", "IQoJb3JpZ2luX2Vj")),
     Shape("google_oauth", _c(r"ya29\.[A-Za-z0-9_\-]{50,}" + _END), _lit(5), scan=True),
     Shape("google_oauth", _c(r"1//0[A-Za-z0-9_\-]{40,}" + _END), _lit(4), check=_random,
@@ -253,7 +254,7 @@ SHAPES: tuple[Shape, ...] = (
     # Microsoft Teams incoming webhooks (Office 365 connectors): the path is the credential.
     Shape("teams_webhook", _c(r"https://(?:[A-Za-z0-9\-]+\.webhook\.office\.com/webhookb2|"
                               r"outlook\.office(?:365)?\.com/webhook)/[A-Za-z0-9@\-]{20,}"
-                              r"/IncomingWebhook/[A-Za-z0-9\-]{16,}(?:/[A-Za-z0-9\-]{16,})*"),
+                              r"/IncomingWebhook/[A-Za-z0-9\-]{16,}(?:/[A-Za-z0-9_\-]{16,})*"),
           lambda v: v[: v.find("/", 8) + 1], needles=(".webhook.office.com/", "outlook.office"),
           scan=True),
     # URLs whose path carries the key: Zapier's catch hooks, IFTTT's Maker key, Alchemy and

@@ -264,6 +264,31 @@ def decodes_to_user_password(value: str) -> bool:
     return bool(user) and len(pw) >= 3 and text.isprintable() and not is_placeholder(pw)
 
 
+# Small words of a sentence: a run of words holding one is prose, not a passphrase.
+SENTENCE_WORDS = frozenset(
+    "the and for with that this you your are not was were our have has its from into then "
+    "them they what when where will would should never always just only also but los las "
+    "una uno con por para que del the una sin muy".split())
+# A passphrase of words written with spaces: three words or more and a number, or four
+# longer words alone to the end of the line.
+_SPACED_PHRASE = lazy(r"[a-zà-ÿ]{3,12}(?: [a-zà-ÿ]{3,12}){2,9}(?: \d{1,6})?(?=[ \t]*(?:\r?\n|$))")
+
+
+def spaced_phrase(text: str, pos: int, phrase: bool = True) -> re.Match[str] | None:
+    """A passphrase of spaced words at ``pos``: three words or more and a number, or (a
+    passphrase named so) four longer words alone; no small word of a sentence among them."""
+    p = _SPACED_PHRASE.match(text, pos)
+    if p is None:
+        return None
+    words = p.group(0).split(" ")
+    if any(w in SENTENCE_WORDS for w in words):
+        return None
+    numbered = words[-1].isdigit()
+    if not phrase:  # a password of spaced words: four or more and a number
+        return p if numbered and len(words) >= 5 else None
+    return p if numbered or len(words) >= 4 and all(len(w) >= 4 for w in words) else None
+
+
 # ---------------------------------------------------------------------- previews
 def preview(value: str, prefix: str = "") -> str:
     """``prefix`` (not secret: it only names the provider) and a sliver of the rest.

@@ -315,8 +315,8 @@ def _call_argument(text: str, key: str, key_start: int, kw_end: int) -> Found | 
 _PATH = lazy(r"(?:\.{1,2}|~)/[\w.\-/]*")
 _CONCATENATED = lazy(r"[ \t]*\+[ \t]*[\"'`\w]")
 _CAPITALISED = lazy(r"[A-Z][a-z]+")
-_TO_QUOTE = lazy(r"[^\s\"']*")
-_TO_SEMICOLON = lazy(r"[^\s\"';`]*")
+_TO_QUOTE = lazy(r"[^\s\"']{0,256}")
+_TO_SEMICOLON = lazy(r"[^\s\"';`]{0,256}")
 # A libpq keyword/value string (`host=... dbname=... user=... password=...`): the value
 # runs to the next space, `=` and all.
 _LIBPQ = lazy(r"(?:^|[\s\"'])(?:host|hostaddr|dbname|user|port|sslmode)=[^\s=]+[ \t]")

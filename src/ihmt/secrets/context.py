@@ -228,7 +228,7 @@ _SHORT_TOOLS = {
 # `-p` is a password for a few tools: `-pPW` (no space) for the MySQL family, where
 # `-p db` asks for the password and names the database; `-p PW` for the others.
 # `smbclient -U user%password`, `rpcclient -U user%password`: Samba's user and password.
-_SAMBA_USER = lazy(r"(?:-u|--user)[ \t=]*[\"']?[^\s%\"'`]{1,128}%([^\s\"'`]{1,200})")
+_SAMBA_USER = lazy(r"(?:-u|--user)[ \t=]*[\"']?[^\s%\"'`:,]{1,128}%([^\s\"'`]{1,200})")
 # Commands that take a password as a positional argument.
 _PW_ARG = r"[ \t]+([\"'][^\"'\n]{1,200}[\"']|[^\s\"'`|;&<>]{1,200})"
 _POSITIONAL = tuple(lazy(p + _PW_ARG) for p in (

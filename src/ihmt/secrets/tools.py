@@ -72,19 +72,25 @@ def bundler_credentials(text: str, low: str) -> Iterator[Found]:
 
 # ---------------------------------------------------------------------- cookie jars
 # `cookies = {"sessionid": "...", ...}`, `s.cookies.set("connect.sid", "...")`: quoted
-# names and values on a line about cookies.
+# names and values on a line about cookies, or under a framework's session cookie name.
 _QUOTED_PAIR = lazy(r"([\"'])([A-Za-z0-9_.\-]{1,64})\1[ \t]*[:,][ \t]*([\"'])([^\"'\s;]{16,4096})\3")
 _SESSION_NAME = lazy(r"sess|sid|auth|token|jwt|remember|login|identity|credential")
 _ANALYTICS_COOKIE = lazy(r"_hj|_ga|_gid|ajs_|_fbp|mp_|_pk_|_clck|_clsk|amp_|amplitude")
+_FRAMEWORK_SESSIONS = ("phpsessid", "jsessionid", "asp.net_sessionid", "connect.sid",
+                       "laravel_session", "_session_id", "sessionid", "ci_session")
 
 
 def cookie_jars(text: str, low: str) -> Iterator[Found]:
-    if "cookie" not in low:
+    needles = tuple(n for n in ("cookie", *_FRAMEWORK_SESSIONS) if n in low)
+    if not needles:
         return
-    for m in in_lines(_QUOTED_PAIR, text, ("cookie",), low):
+    for m in in_lines(_QUOTED_PAIR, text, needles, low):
         name, value = m.group(2), m.group(4)
         if not _SESSION_NAME.search(name.lower()) or _ANALYTICS_COOKIE.match(name):
             continue
+        if name.lower() not in _FRAMEWORK_SESSIONS and "cookie" not in low[
+                low.rfind("\n", 0, m.start()) + 1: m.start()]:
+            continue  # a name like a session's only on a line about cookies
         if "csrf" in name.lower() or "xsrf" in name.lower() or not _plain(value):
             continue
         if (mixed(value) or len(value) >= 24) and entropy(value) >= 3.0:
@@ -181,15 +187,21 @@ _BYTES_LITERAL = lazy(r"([a-z0-9_]*(?:key|secret|token))[ \t]*:?=[ \t]*(?:\[\]by
                       r"bytes|encoding\.utf8\.getbytes)\([ \t]*([\"'`])([^\"'`\n]{16,200})\2")
 
 
+def _key_literal(value: str) -> bool:
+    """A literal shaped like a generated key (the call around it says it is one)."""
+    hexed = all(c in "0123456789abcdef" for c in value.lower())
+    return _plain(value) and (random_looking(value) or mixed(value) and entropy(value) >= 3.5
+                              and (len(value) >= 32 or not hexed))
+
+
 def key_objects(text: str, low: str) -> Iterator[Found]:
     for m in in_lines(_KEY_OBJECT, low, ("credential(",)):
         value = text[m.start(2): m.end(2)]
-        hexed = all(c in "0123456789abcdef" for c in value.lower())
-        if _plain(value) and (random_looking(value) or hexed and len(value) >= 32 and mixed(value)):
+        if _key_literal(value):
             yield "credential", m.start(2), m.end(2), "…Credential(" + preview(value) + ")"
     for m in in_lines(_BYTES_LITERAL, low, ("byte(", "buffer.from(", "bytes(", "getbytes(")):
         value = text[m.start(3): m.end(3)]
-        if _plain(value) and random_looking(value) and starts_word(low, m.start()):
+        if _key_literal(value) and starts_word(low, m.start()):
             yield "credential", m.start(3), m.end(3), f"{m.group(1)} = " + preview(value)
 
 

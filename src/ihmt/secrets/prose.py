@@ -345,9 +345,11 @@ def use_as(text: str, low: str) -> Iterator[Found]:
 
 
 # ---------------------------------------------------------------------- user and password
-_PAIR_KEY = lazy(r"(?:log[ -]?ins?|logged[ -]in|sign[ -]in|signed[ -]in|credentials|creds|"
-                 r"credenciales|acceso|cuenta|account|entr(?:é|e|ó|o|amos)|ingres(?:é|e|ó|o|amos))"
-                 r"(?![a-z0-9_])")
+_PAIR_KEY = lazy(r"(?:log[ -]?ins?|sign[ -]in|credentials|creds|credenciales|acceso|"
+                       r"cuenta|account)(?![a-z0-9_])")
+# Verbs of logging in, past tense, read only where one of their stems occurs.
+_LOGIN_VERB = lazy(r"(?:(?:logged|signed)[ -]in|entr(?:é|ó|amos)|ingres(?:é|ó|amos))(?![a-z0-9_])")
+_LOGIN_STEMS = ("logged", "signed", "entr", "ingres")
 _PAIR = lazy(
     r"(?:\s+(?:for|to|of|on|at|para|de|del|en)\s[^\n:=>→]{0,40}?)?"
     r"\s*(?::|->|→|=|\sis\s|\ses\s)\s*"
@@ -364,7 +366,10 @@ _PAIR_AS = lazy(r"(?:[ \t]+(?:to|into|on|at|en|a)[ \t][^\n:=>→/]{0,40}?)?[ \t]
 
 def pairs(text: str, low: str) -> Iterator[Found]:
     """"Login for the router: admin / X", "credentials: ana@acme.io:X"."""
-    for k in _PAIR_KEY.finditer(low):
+    keys = list(_PAIR_KEY.finditer(low))
+    if any(s in low for s in _LOGIN_STEMS):
+        keys += _LOGIN_VERB.finditer(low)
+    for k in keys:
         if not starts_word(low, k.start()):
             continue
         m = (_PAIR.match(low, k.end()) or _PAIR_SPACED.match(low, k.end())

@@ -40,7 +40,7 @@ _LFTP_USER = lazy(r"[ \t]-u[ \t]+[\"']?[^\s,\"'`]{1,128},([\"']?)([^\s\"'`]{1,20
 def lftp_users(text: str, low: str) -> Iterator[Found]:
     if "lftp" not in low:
         return
-    for m in in_lines(_LFTP_USER, text, ("-u ", "-u\t"), low, must="lftp"):
+    for m in in_lines(_LFTP_USER, text, ("lftp",), low):
         value = m.group(2)
         if _plain(value) and len(value) >= 4:
             yield "password", m.start(2), m.end(2), "-u …," + preview(value)
@@ -183,8 +183,9 @@ def colonless_urls(text: str, low: str) -> Iterator[Found]:
 # variable: a literal handed to what wraps a key.
 _KEY_OBJECT = lazy(r"[a-z]*(?:key|token|secret)credential[ \t]*\((?:[ \t]*[\"'][^\"'\n]{1,100}[\"']"
                    r"[ \t]*,)?[ \t]*([\"'])([^\"'\n]{16,200})\1")
-_BYTES_LITERAL = lazy(r"([a-z0-9_]*(?:key|secret|token))[ \t]*:?=[ \t]*(?:\[\]byte|buffer\.from|"
-                      r"bytes|encoding\.utf8\.getbytes)\([ \t]*([\"'`])([^\"'`\n]{16,200})\2")
+_BYTES_LITERAL = lazy(r"(?:\[\]byte|buffer\.from|bytes|encoding\.utf8\.getbytes)\([ \t]*([\"'`])"
+                      r"([^\"'`\n]{16,200})\1")
+_KEY_VARIABLE = lazy(r"([a-z0-9_]{0,40}(?:key|secret|token))[ \t]*:?=[ \t]*$")
 
 
 def _key_literal(value: str) -> bool:
@@ -200,9 +201,10 @@ def key_objects(text: str, low: str) -> Iterator[Found]:
         if _key_literal(value):
             yield "credential", m.start(2), m.end(2), "…Credential(" + preview(value) + ")"
     for m in in_lines(_BYTES_LITERAL, low, ("byte(", "buffer.from(", "bytes(", "getbytes(")):
-        value = text[m.start(3): m.end(3)]
-        if _key_literal(value) and starts_word(low, m.start()):
-            yield "credential", m.start(3), m.end(3), f"{m.group(1)} = " + preview(value)
+        name = _KEY_VARIABLE.search(low, max(0, m.start() - 60), m.start())
+        value = text[m.start(2): m.end(2)]
+        if name is not None and _key_literal(value) and starts_word(low, name.start()):
+            yield "credential", m.start(2), m.end(2), f"{name.group(1)} = " + preview(value)
 
 
 # ---------------------------------------------------------------------- JWK private members
@@ -212,12 +214,18 @@ _JWK_PRIVATE = lazy(r"(?<![\w\-])[\"']?(?:d|p|q|dp|dq|qi|k)[\"']?[ \t]*:[ \t]*[\
 
 
 def jwk_members(text: str, low: str) -> Iterator[Found]:
-    if "kty" not in low:
-        return
-    for m in in_lines(_JWK_PRIVATE, text, ("d", "p", "q", "k")):
-        value = m.group(1)
-        if not is_placeholder(value) and entropy(value) >= 3.5:
-            yield "private_key", m.start(1), m.end(1), "JWK private member " + preview(value)
+    """Within a key's reach of each `kty` (a JWK is a few hundred characters, and its
+    members may come before `kty`)."""
+    scanned = 0
+    i = low.find("kty")
+    while i >= 0:
+        lo, hi = max(scanned, i - 2000), min(len(text), i + 4000)
+        for m in _JWK_PRIVATE.finditer(text, lo, hi):
+            value = m.group(1)
+            if not is_placeholder(value) and entropy(value) >= 3.5:
+                yield "private_key", m.start(1), m.end(1), "JWK private member " + preview(value)
+        scanned = hi
+        i = low.find("kty", hi)
 
 
 RULES = (lftp_users, bundler_credentials, cookie_jars, cat_key_files, totp_seeds,

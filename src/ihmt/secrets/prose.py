@@ -367,8 +367,13 @@ _PAIR_AS = lazy(r"(?:[ \t]+(?:to|into|on|at|en|a)[ \t][^\n:=>→/]{0,40}?)?[ \t]
 def pairs(text: str, low: str) -> Iterator[Found]:
     """"Login for the router: admin / X", "credentials: ana@acme.io:X"."""
     keys = list(_PAIR_KEY.finditer(low))
-    if any(s in low for s in _LOGIN_STEMS):
-        keys += _LOGIN_VERB.finditer(low)
+    for stem in _LOGIN_STEMS:
+        i = low.find(stem)
+        while i >= 0:
+            verb = _LOGIN_VERB.match(low, i)
+            if verb is not None:
+                keys.append(verb)
+            i = low.find(stem, i + 1)
     for k in keys:
         if not starts_word(low, k.start()):
             continue

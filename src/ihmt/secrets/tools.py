@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 
 from ..lazy_re import lazy
-from .forms import Found, in_lines
+from .forms import Found, in_lines, lines_with
 from .values import (
     entropy,
     is_placeholder,
@@ -84,7 +84,17 @@ def cookie_jars(text: str, low: str) -> Iterator[Found]:
     needles = tuple(n for n in ("cookie", *_FRAMEWORK_SESSIONS) if n in low)
     if not needles:
         return
-    for m in in_lines(_QUOTED_PAIR, text, needles, low):
+    for s, e in lines_with(low, needles):
+        if not any(low.find(p, s, e) >= 0 for p in _PAIR_MARKS):
+            continue  # no quoted name followed by `:` or `,` on the line
+        yield from _jar_pairs(text, low, s, e)
+
+
+_PAIR_MARKS = ("\":", "':", "\",", "',")
+
+
+def _jar_pairs(text: str, low: str, s: int, e: int) -> Iterator[Found]:
+    for m in _QUOTED_PAIR.finditer(text, s, e):
         name, value = m.group(2), m.group(4)
         if not _SESSION_NAME.search(name.lower()) or _ANALYTICS_COOKIE.match(name):
             continue
@@ -97,11 +107,13 @@ def cookie_jars(text: str, low: str) -> Iterator[Found]:
             yield "session_cookie", m.start(4), m.end(4), f"{name}=" + preview(value)
 
 
-def _matches_at(rx: object, text: str, low: str, word: str) -> Iterator[re.Match[str]]:
-    """``rx`` matched where ``word`` occurs in ``low`` (it may run over several lines)."""
+def _matches_at(rx: object, text: str, low: str, word: str,
+                shift: int = 0) -> Iterator[re.Match[str]]:
+    """``rx`` matched where ``word`` occurs in ``low`` (``shift`` characters from it); it
+    may run over several lines."""
     i = low.find(word)
     while i >= 0:
-        m = rx.match(text, i)  # type: ignore[attr-defined]
+        m = rx.match(text, i + shift) if i + shift >= 0 else None  # type: ignore[attr-defined]
         if m is not None:
             yield m
         i = low.find(word, i + 1)
@@ -137,9 +149,7 @@ _TOTP_CALL = lazy(r"[th]otp[ \t]*\([ \t]*(?:\{[ \t]*)?(?:secret[ \t]*[:=][ \t]*)
 
 
 def totp_seeds(text: str, low: str) -> Iterator[Found]:
-    if "otp" not in low:
-        return
-    for m in in_lines(_TOTP_CALL, low, ("totp", "hotp")):
+    for m in _matches_at(_TOTP_CALL, low, low, "otp", -1):
         value = text[m.start(2): m.end(2)]
         if _plain(value) and entropy(value) >= 3.0 and (value.isupper() or value.islower()):
             yield "password", m.start(2), m.end(2), "TOTP(" + preview(value) + ")"

@@ -21,6 +21,7 @@ from .values import (
     preview,
     random_looking,
     said_stand_in,
+    spaced_phrase,
     switch_rate,
     variable_reference,
 )
@@ -31,11 +32,14 @@ Found = tuple[str, int, int, str]
 # `password = "..."`, `DB_PASSWORD=...`, `"api_key": "..."`, `token: ...`: the keyword is
 # found in the lower-cased text, the key around it is read back to its start, and what
 # follows is matched by _ASSIGN_TAIL at the keyword's end.
-KEYWORD = lazy(r"pass(?:word|wd|phrase)?|pwd|psk|secret|key|token|credential|auth")
+KEYWORD = lazy(r"pass(?:word|wd|[_\-]?phrase)?|pwd|psk|secret|keys?|token|credential|auth|salt")
 _SECRET_KEY_NAME = lazy(
-    r"pass(?:word|wd|phrase)$|(?:^|[_.\-])(?:pass|pwd|psk|secret|"
-    r"(?:secret|api|access|private|signing|encryption|master|account|auth|client|app|"
-    r"license|storage|service|admin|root|shared|webhook|deploy|validation|decryption)[_\-]?key|apikey|authtoken|"
+    r"pass(?:word|wd|[_\-]?phrase)$|(?:^|[_.\-])(?:pass|pwd|psk|secret|"
+    r"(?:secret|api|access|private|signing|encryption|master|account|auth|app|application|"
+    r"license|storage|service|admin|root|shared|webhook|deploy|validation|decryption|"
+    r"logged[_\-]?in|nonce|hmac)[_\-]?keys?|apikey|authtoken|hmac[_\-]?secret|"
+    # an application's salts for its tokens and cookies (WordPress, Strapi): HMAC keys
+    r"(?:auth|logged[_\-]?in|nonce|token|session|cookie|jwt|app|secret|signing)[_\-]?salt|"
     r"(?:auth|access|refresh|bearer|session|api|bot|id|app|user|admin|deploy|service|"
     r"personal|oauth|github|gitlab|slack|vault|npm|pypi)?[_\-]?token|credentials?|auth)$",
     re.IGNORECASE,
@@ -125,11 +129,25 @@ def _mixed_convention(value: str) -> bool:
             and any(_CAPS_WORD.fullmatch(p) for p in parts))
 
 
+# A change shown as `"old" -> "new"` (a Terraform plan, a diff of settings): the new
+# value is given to the same key.
+_CHANGED_TO = lazy(r"[ \t]*(?:->|=>|→)[ \t]*([\"'])([^\"'\n\r]{1,4096})\1")
+
+
 def assignments(text: str, low: str) -> Iterator[Found]:
     for m in KEYWORD.finditer(low):
         found = _assignment(text, m.start(), m.end())
         if found is not None:
             yield found
+            kind, _, end, _ = found
+            c = _CHANGED_TO.match(text, end + 1) if text[end: end + 1] in "\"'" else None
+            if c is not None:
+                value = c.group(2)
+                if not (is_placeholder(value) or variable_reference(value)
+                        or re.search(r"\s", value)) and (
+                        random_looking(value) or kind == "password"
+                        and looks_like_password(value)):
+                    yield kind, c.start(2), c.end(2), "-> " + preview(value)
 
 
 def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
@@ -171,6 +189,8 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
             return None  # f-strings, templates, format strings
         if m.group(2) != "'" and variable_reference(value):
             return None  # "$DB_PASS" expands in a shell; '$...' does not
+        if _CONCATENATED.match(text, m.end(3) + 1) and not random_looking(value):
+            return None  # `"not-" + suffix`: a piece of an expression, not the value
         if _NAMES_A_SECRET.search(value) and not any(c.isdigit() for c in value):
             return None  # "challengePassword", "api_key_name": names, not values
         if value.rstrip("?").lower() in _TYPE_WORDS:
@@ -190,6 +210,20 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
             whole = _TO_SPACE.match(text, start)
             if whole.end() > end and random_looking(whole.group(0)):
                 value, whole_line = whole.group(0), True  # `KEY=a!b(c)d=e` in a dotenv file: to the line's end
+        if password and sep == "=" and _libpq(text, kw_end - len(key)):
+            value = _TO_QUOTE.match(text, start).group(0)  # `password=a=b` in a libpq string
+            whole_line = True
+        elif password and "=" in sep and value.endswith("=") and not whole_line:
+            # `Password=ab=cd;` (ADO.NET), `pass_phrase = ab=cd` (INI): a password holding
+            # `=` runs to the next `;`, quote or space
+            whole = _TO_SEMICOLON.match(text, start).group(0)
+            if len(whole) > len(value) and looks_like_password(whole) and "(" not in whole:
+                value, whole_line = whole, True
+        elif (password and sep == "=" and _line_lead(text, kw_end - len(key)) in ("", "export")
+              and text[end: end + 1] == " "):
+            phrase = spaced_phrase(text, start, False)  # `X_PASSWORD=word word word word 12`
+            if phrase is not None:
+                return kind, start, phrase.end(), key + "=" + preview(phrase.group(0))
         if value.endswith(":") and text[start + len(value): start + len(value) + 1] == "`":
             return None  # a reST role in a docstring: "pass :data:`CLIENT`"
         value = _trim_end(text, value, start, kw_end - len(key))
@@ -203,8 +237,11 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
         key_start = kw_end - len(key)
         q = text[key_start - 1: key_start] if key_start > 0 else ""
         if (q in ("'", '"') and text[end: end + 1] == q and sep == sep.strip()
-                and not (sep == "=" and password and random_looking(value))):
+                and not (sep == "=" and password and random_looking(value))
+                and not (sep == "=" and _AFTER_FLAG.search(
+                    text, max(0, key_start - 80), key_start - 1))):
             return None  # "passwd:gecos": one string literal, not an assignment
+            # (but `-e 'db_password=X'`: a flag's quoted `key=value`)
         if IDENT_CHAIN.fullmatch(value) and not random_looking(value) and not (
                 password and _mixed_convention(value)):
             if _NAMES_A_SECRET.search(value) or "." in value and reference(value):
@@ -236,6 +273,8 @@ def _assignment(text: str, kw_start: int, kw_end: int) -> Found | None:
         return None
     if not password and not (mixed(value) or len(value) >= 24):
         return None  # token = "return" in a lexer, secret = "session" in a config
+    if not password and _CAPITALISED.fullmatch(value):
+        return None  # `token: Settings → API`: a word of a menu or a sentence
     if not password and len(value) < 16 and _HEX_VALUE.fullmatch(value):
         return None  # `?token=6d3f77d3`: a short hex is a cache buster or an id, not a key
     if weak and not (random_looking(value) or len(value) >= 32 and mixed(value)
@@ -258,9 +297,10 @@ def _call_argument(text: str, key: str, key_start: int, kw_end: int) -> Found | 
     if m is None or m.group(1) != quote:
         return None
     value, start, end = m.group(3), m.start(3), m.end(3)
-    if (is_placeholder(value) or variable_reference(value) or _TEMPLATE.search(value)
-            or re.search(r"\s", value)):
-        return None  # a reference, a template, words (`("password", "api token")`)
+    if (is_placeholder(value) or variable_reference(value) or re.search(r"\s", value)
+            or _TEMPLATE.search(value) and not random_looking(value)):
+        return None  # a reference, a template, words (`("password", "api token")`); a
+        # generated key may end in `)` (WordPress's salts draw from punctuation)
     if IDENT_CHAIN.fullmatch(value) and not random_looking(value) and (
             sum(c.isdigit() for c in value) < 3 and switch_rate(value) < 0.45
             or _NAMES_A_SECRET.search(value)):
@@ -273,6 +313,22 @@ def _call_argument(text: str, key: str, key_start: int, kw_end: int) -> Found | 
 
 
 _PATH = lazy(r"(?:\.{1,2}|~)/[\w.\-/]*")
+_CONCATENATED = lazy(r"[ \t]*\+[ \t]*[\"'`\w]")
+_CAPITALISED = lazy(r"[A-Z][a-z]+")
+_TO_QUOTE = lazy(r"[^\s\"']{0,256}")
+_TO_SEMICOLON = lazy(r"[^\s\"';`]{0,256}")
+# A libpq keyword/value string (`host=... dbname=... user=... password=...`): the value
+# runs to the next space, `=` and all.
+_LIBPQ = lazy(r"(?:^|[\s\"'])(?:host|hostaddr|dbname|user|port|sslmode)=[^\s=]+[ \t]")
+
+
+def _libpq(text: str, key_start: int) -> bool:
+    """True when the key at ``key_start`` follows other settings of a libpq string on its
+    line, after a space."""
+    if key_start == 0 or text[key_start - 1] not in " \t":
+        return False
+    lo = text.rfind("\n", max(0, key_start - 300), key_start) + 1
+    return _LIBPQ.search(text, lo, key_start) is not None
 _TO_SPACE = lazy(r"\S*")
 # A Google app password written bare, as its page shows it, alone on a dotenv line.
 _APP_GROUPS = lazy(r"([a-z]{4}(?: [a-z]{4}){3})[ \t]*(?:\r?\n|$)")

@@ -15,13 +15,14 @@ import re
 from collections.abc import Iterator
 
 from ..lazy_re import lazy
-from . import forms, given
+from . import forms, given, tools
 from .assign import assignments, secret_key_name, xml_elements
 from .prose import answers, named_values, pairs, prose, seed_phrases, use_as
 from .values import (
     decodes_to_user_password,
     entropy,
     is_placeholder,
+    is_public,
     looks_like_password,
     mixed,
     preview,
@@ -115,8 +116,9 @@ def headers(text: str, low: str) -> Iterator[Found]:
         scheme = m.group(1) or m.group(2) or ""
         value = text[m.start(3): m.end(3)].rstrip("\"'")
         end = m.start(3) + len(value)
-        if is_placeholder(value) or variable_reference(value) or value.startswith(("{", "<")):
-            continue
+        if (is_placeholder(value) or variable_reference(value) or value.startswith(("{", "<"))
+                or is_public(value)):
+            continue  # (a browser SDK's `authorization:` given its public tokenization key)
         if m.group(2) is not None and "=" in value.rstrip("="):
             continue  # `AWS4-HMAC-SHA256 Credential=...`: parameters of a signed request
         if scheme == "basic":
@@ -214,7 +216,7 @@ _SHORT_FLAG = lazy(r"-([pPawt])([ \t]*)([\"'][^\"'\n]{1,200}[\"']|[^\s\"'`|;&<>]
 _SHORT_TOOLS = {
     ("p", True): lazy(r"\b(?:sshpass|docker login|podman login|helm registry login|"
                       r"mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|"
-                      r"rabbitmqadmin|influx|cqlsh)\b"),
+                      r"rabbitmqadmin|influx|cqlsh|altool)\b"),
     ("p", False): lazy(r"\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|mysqlimport|"
                        r"7z|7za|7zz|rar|unrar)\b"),
     ("P", True): lazy(r"\b(?:sqlcmd|bcp|osql|isql|ipmitool|zip|unzip|vncpasswd)\b"),
@@ -226,7 +228,7 @@ _SHORT_TOOLS = {
 # `-p` is a password for a few tools: `-pPW` (no space) for the MySQL family, where
 # `-p db` asks for the password and names the database; `-p PW` for the others.
 # `smbclient -U user%password`, `rpcclient -U user%password`: Samba's user and password.
-_SAMBA_USER = lazy(r"(?:-u|--user)[ \t=]*[\"']?[^\s%\"'`]{1,128}%([^\s\"'`]{1,200})")
+_SAMBA_USER = lazy(r"(?:-u|--user)[ \t=]*[\"']?[^\s%\"'`:,]{1,128}%([^\s\"'`]{1,200})")
 # Commands that take a password as a positional argument.
 _PW_ARG = r"[ \t]+([\"'][^\"'\n]{1,200}[\"']|[^\s\"'`|;&<>]{1,200})"
 _POSITIONAL = tuple(lazy(p + _PW_ARG) for p in (
@@ -234,8 +236,13 @@ _POSITIONAL = tuple(lazy(p + _PW_ARG) for p in (
     r"htpasswd[ \t]+(?:-[a-z]*b[a-z]*[ \t]+)(?:-[a-z]+[ \t]+)*\S+[ \t]+\S+",
     r"net[ \t]+user[ \t]+\S+",
     r"sshpass[ \t]+-p",
-    r"net[ \t]+use[ \t]+(?:[a-z*]:[ \t]+)?\\\\[^\s\\]+\\\S+"))  # net use Z: \\host\share PW
-_POSITIONAL_WORDS = ("rabbitmqctl", "htpasswd", "net", "sshpass", "net use")
+    r"net[ \t]+use[ \t]+(?:[a-z*]:[ \t]+)?\\\\[^\s\\]+\\\S+",  # net use Z: \\host\share PW
+    # ... /user:DOMAIN\name PW: the password right after the user it belongs to
+    r"net[ \t]+use[ \t]+(?:[a-z*]:[ \t]+)?\\\\[^\s\\]+\\\S+[ \t]+/u(?:ser)?:\S+",
+    # poetry config http-basic.<repo> <user> <password>
+    r"poetry[ \t]+config[ \t]+http-basic\.\S+[ \t]+\S+"))
+_POSITIONAL_WORDS = ("rabbitmqctl", "htpasswd", "net", "sshpass", "net use", "net use",
+                     "http-basic")
 # `npm config set //host/:_authToken VALUE`, `yarn config set npmAuthToken VALUE`,
 # `git config --global github.token VALUE`: a setting named for a secret, then its value.
 _CONFIG_SET = lazy(r"config[ \t]+(?:set[ \t]+|(?:--[a-z]+[ \t]+)+)"
@@ -273,6 +280,19 @@ def _flag_value_ok(value: str, password: bool, quote: str = "") -> bool:
 _FLAG_BEFORE = frozenset(" \t\n\r;|&(`")
 
 
+def command_before(low: str, pos: int) -> str:
+    """The command a flag at ``pos`` belongs to, up to the flag: its line and the lines
+    before it that it continues (a shell's `\\`, PowerShell's backtick, cmd's `^` at a
+    line's end), at most 400 characters back."""
+    lo = max(0, pos - 400)
+    start = low.rfind("\n", lo, pos)
+    while start > lo:
+        if not low[max(lo, start - 3): start].rstrip(" \t\r").endswith(("\\", "`", "^")):
+            break
+        start = low.rfind("\n", lo, start)
+    return low[start + 1: pos] if start >= 0 else low[lo: pos]
+
+
 def command_lines(text: str, low: str) -> Iterator[Found]:
     for m in _FLAG.finditer(low):
         if m.start() and low[m.start() - 1] not in _FLAG_BEFORE:
@@ -293,7 +313,7 @@ def command_lines(text: str, low: str) -> Iterator[Found]:
             if not m.start() or text[m.start() - 1] not in " \t":
                 continue
             letter, spaced = m.group(1), bool(m.group(2))
-            line = low[max(0, m.start() - 160): m.start()].rsplit("\n", 1)[-1]
+            line = command_before(low, m.start())
             tools = _SHORT_TOOLS.get((letter, spaced))
             if letter == "p" and spaced and tools is not None and not tools.search(line):
                 tools = None
@@ -414,4 +434,4 @@ def _netrc(text: str, low: str) -> Iterator[Found]:
 
 RULES = (aws_secrets, connection_strings, signed_urls, headers, cookies, docker_auth,
          command_lines, files, assignments, xml_elements, prose, use_as, pairs, named_values,
-         seed_phrases, answers, *forms.RULES, *given.RULES)
+         seed_phrases, answers, *forms.RULES, *given.RULES, *tools.RULES)

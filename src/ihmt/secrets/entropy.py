@@ -110,6 +110,33 @@ _CERTIFICATE = lazy(r"MII[A-Za-z0-9+/]{3}CCA[A-Za-z0-9+/]{2}gAwIBAgI")
 _CAPABILITY_PATH = lazy(r"(?i)/(?:invite|invitation|join|reset|reset[_\-]password|magic|"
                         r"magic[_\-]link|key|token)/$")
 _NEGATION = lazy(r"(?i)\bnot\b|\bnever\b|n't\b|\bno\b")
+# A line, or the one before it, that says what follows is an encoded file or message: a
+# ConfigMap's `binaryData`, a SAML request posted by a form (an unsigned AuthnRequest).
+_ENCODED_LINES = lazy(r"(?i)binarydata|samlrequest")
+# Base58 after a word that names public chain data: a transaction's signature, a slot's
+# block hash, a fee payer's, a program's, a mint's or an owner's public key.
+_BASE58 = lazy(r"[1-9A-HJ-NP-Za-km-z]+")
+_CHAIN_WORD = lazy(r"(?i)\b(?:tx|txid|txn|transaction|signature|blockhash|payer|program|mint|"
+                   r"pubkey|owner|address)(?:[ \t]+(?:hash|id|sig))?[ \t]*[:=#]?[ \t]*$")
+_NOUN_BEFORE = lazy(r"([A-Za-z]{3,20})[ \t]+$")
+_ID_PREFIX = lazy(r"([a-z]{2,5})_")
+# Nouns whose abbreviation starts a secret's prefix, not an object's id.
+_SECRET_NOUNS = frozenset("token key secret password passphrase session auth credential "
+                          "cookie bearer api access refresh private signing".split())
+
+
+def named_object_id(core: str, before: str) -> bool:
+    """``Deployment dpl_...``, ``project prj_...``, ``customer cus_...``: a token whose
+    prefix abbreviates the noun right before it is that object's id."""
+    p = _ID_PREFIX.match(core)
+    n = _NOUN_BEFORE.search(before[-30:]) if p is not None else None
+    if n is None:
+        return False
+    noun, prefix = n.group(1).lower(), p.group(1)
+    if noun in _SECRET_NOUNS or noun[0] != prefix[0]:
+        return False
+    it = iter(noun)
+    return all(c in it for c in prefix)  # the prefix's letters, in order, in the noun
 
 
 def published_record(before: str) -> bool:
@@ -181,8 +208,13 @@ def random_token(tok: str, before: str, after: str) -> bool:
     said = after.split("\n", 1)[0]
     if _SAID_PUBLIC.search(said) and not _NEGATION.search(said):
         return False  # `'<key>'); // search-only key, safe in the browser`
-    if _CIPHER_LINES.search("\n".join(before[-200:].rsplit("\n", 2)[-2:])):
-        return False  # ciphertext committed on purpose, said so on its line or the one before
+    two_lines = "\n".join(before[-200:].rsplit("\n", 2)[-2:])
+    if _CIPHER_LINES.search(two_lines) or _ENCODED_LINES.search(two_lines):
+        return False  # ciphertext committed on purpose or an encoded file, said so on its
+        # line or the one before
+    if named_object_id(core, before) or (_BASE58.fullmatch(core) and _CHAIN_WORD.search(
+            before[-40:])):
+        return False  # `Deployment dpl_...`; `tx <signature>`, `fee payer <public key>`
     if published_record(before[-300:]) or encoded_file(core) or (
             before.endswith("/") and encoded_file("/" + core)):
         return False

@@ -110,6 +110,8 @@ KINDS: dict[str, str] = {
     "shippo_token": "Shippo token",
     "django_secret": "Django secret key",
     "crypto_private_key": "cryptocurrency private key",
+    "bedrock_key": "Amazon Bedrock API key",
+    "paddle_key": "Paddle API key",
     "teams_webhook": "Microsoft Teams webhook URL",
     "webhook": "incoming webhook URL",
     "launchdarkly_key": "LaunchDarkly SDK key",

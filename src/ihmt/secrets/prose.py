@@ -17,6 +17,7 @@ from ..lazy_re import lazy
 from .assign import HASH_PREFIX, IDENT_CHAIN, NAME_PATH, reference
 from .forms import lines_with
 from .values import (
+    SENTENCE_WORDS,
     app_password,
     entropy,
     is_placeholder,
@@ -26,6 +27,7 @@ from .values import (
     preview,
     random_looking,
     said_stand_in,
+    spaced_phrase,
     starts_word,
     variable_reference,
 )
@@ -34,10 +36,11 @@ Found = tuple[str, int, int, str]
 
 _PROSE_KEY = lazy(
     r"pass(?:words?|wd|phrase|code|wort)?|pwd?|pin(?: code)?|contrase(?:ñ|n)a|"
-    r"(?:semilla|secreto|clave|c(?:ó|o)digos?)(?: de)? (?:totp|2fa|mfa|otp|"
-    r"recuperaci(?:ó|o)n|respaldo)|clave|"
+    r"psk|pre-?shared key|clave precompartida|"
+    r"(?:semilla|secreto|clave|c(?:ó|o)digos?)(?: de)? (?:totp|2fa|mfa|otp|doble factor|"
+    r"recuperaci(?:ó|o)n|respaldo|configuraci(?:ó|o)n)|clave|"
     r"mot de passe|kennwort|senha|wachtwoord|frase (?:de paso|secreta|de contrase(?:ñ|n)a)|"
-    r"(?:recovery|backup|2fa|mfa|totp|otp|authenticator)(?: setup| secret)? (?:seed|code|key)s?")
+    r"(?:recovery|backup|2fa|mfa|totp|otp|authenticator)(?: setup| secret)?[ \-](?:seed|code|key)s?")
 # What joins the keyword to its value: an adjective ("contraseña nueva"), what it is for
 # ("for the NAS", "de la base de datos"), a parenthesis ("as of Monday"), then a copula,
 # an arrow or a colon.
@@ -45,7 +48,7 @@ _CONNECT = lazy(
     r"(?:\s+(?:new|old|current|temporary|default|initial|nueva|nuevo|actual|temporal|"
     r"provisional|inicial|privada|privado|secreta|secreto|maestra|maestro))?"
     r"(?:\s+(?:for|of|at|on|to|in|del|de|para|du|für|da|do|van)\s"
-    r"(?:[^\n.;!?:=()]|\([^()\n]{1,60}\)(?=\s(?:is|es|was|era)\s)){0,40}?)?"
+    r"(?:[^\n.;!?:=()]|\.(?=\w)|\([^()\n]{1,60}\)(?=\s(?:is|es|was|era)\s)){0,64}?)?"
     r"(?:\s*\([^()\n]{1,60}\)(?=\s?[:=]))?"
     # who gave it: "the password they gave us on the phone is ..."
     r"(?:\s+(?:that\s+)?(?:they|we|you|he|she|i|someone)\s+(?:gave|sent|told|shared|chose|"
@@ -59,7 +62,9 @@ _CONNECT = lazy(
     r"|\s(?:(?:is|was|are|it'?s|it’s) now|is|was|are|were|now|becomes|es|era|est|ist|é|"
     r"ahora es|es ahora|(?:quedó|queda|quedo) (?:en|como)|será|"
     r"=|->|→|it'?s|it’s)"
-    r"|\s?[:=]|\s(?:changed|set|reset|updated|rotated|cambiada|cambió) (?:it )?to)\s+")
+    r"|\s?[:=]|\s(?:changed|set|reset|updated|rotated|cambiada|cambió) (?:it )?to)\s+"
+    # "is literally X", "es simplemente X"
+    r"(?:(?:literally|just|simply|still|actually|literalmente|simplemente|todavía)\s+)?")
 # "I changed the root password on nas01 to ...", "le cambié la clave a ...": `to` joins
 # the key to its value only after a verb of change earlier in the sentence.
 _TO = lazy(r"(?:\s+(?:for|of|at|on|in|del|de|para)\s[^\n.;!?:=]{0,40}?)?\s+(?:to|a)\s+")
@@ -88,10 +93,12 @@ _DICEWARE = lazy(r"[a-z]{3,}(?:([-.])[a-z]{3,})(?:\1[a-z]{3,}){2,}", re.IGNORECA
 def prose(text: str, low: str) -> Iterator[Found]:
     """"the wifi password is X", "password for the NAS: X", "la contraseña es X"."""
     for m in _PROSE_KEY.finditer(low):
-        if not starts_word(low, m.start()) or (m.end() < len(low) and (
-                low[m.end()].isalnum() or low[m.end()] in "_-")):
-            continue
         key = m.group(0)
+        if not starts_word(low, m.start()) and not (
+                _names_codes(key) and low[m.start() - 1] in "-_"):
+            continue  # (`github-recovery-codes.txt`: a file named for its codes)
+        if m.end() < len(low) and (low[m.end()].isalnum() or low[m.end()] in "_-"):
+            continue
         pos = m.end()
         changed = _changed_before(low, m.start())
         c = _CONNECT.match(low, pos)
@@ -105,6 +112,13 @@ def prose(text: str, low: str) -> Iterator[Found]:
         found = _value_after(text, key, c.end() if c is not None else pos, c is not None)
         if found is None and c is None:
             found = _qualified_value(text, low, key, pos)
+        if found is None and c is None:
+            a = _ADJECTIVE.match(low, pos)  # "contraseña temporal X", "temporary password X"
+            if a is not None:
+                found = _value_after(text, key, a.end(), False)
+        listed = False
+        if found is None and _names_codes(key):
+            found, listed = _listed_code(text, low, key, pos), True
         if found is None and c is not None and changed:
             # "reset the password to X until SSO is back": the copula's join read past the
             # value; after a verb of change, `to` joins the key to it.
@@ -113,9 +127,31 @@ def prose(text: str, low: str) -> Iterator[Found]:
                 found = _value_after(text, key, t.end(), True)
         if found is None or said_stand_in(text, text[found[1]: found[2]], found[2]):
             continue
+        more = list(_more_codes(text, key, found)) if _names_codes(key) else []
+        if listed and not more:
+            continue  # a label's next line is a list of codes only when it has two or more
         yield found
-        if _names_codes(key):
-            yield from _more_codes(text, key, found)
+        yield from more
+
+
+_ADJECTIVE = lazy(r"[ \t]+(?:new|temporary|temp|initial|default|one-time|temporal|provisoria|"
+                  r"provisorio|provisional|inicial|nueva|nuevo)(?=[ \t])")
+# The label of a list of codes, then the list on the next line (a blank line between).
+_TO_NEXT_LINE = lazy(r"[^\n]{0,160}\r?\n(?:[ \t]*\r?\n)?[ \t]*")
+
+
+def _listed_code(text: str, low: str, key: str, pos: int) -> Found | None:
+    """The first code of a list that starts on the line after its label (`Backup codes
+    for ana@x (Google)`, a file `github-recovery-codes.txt`), when it is code-shaped."""
+    n = _TO_NEXT_LINE.match(low, pos)
+    code = _CODE.match(text, n.end()) if n is not None else None
+    if code is None or not _code_shaped(code.group(1)):
+        return None
+    return "password", code.start(1), code.end(1), key + " " + preview(code.group(1))
+
+
+# A recovery key given as groups of digits (BitLocker's eight groups of six).
+_DIGIT_GROUPS = lazy(r"\d{4,8}(?:-\d{4,8}){3,11}(?![\w\-])")
 
 
 def _value_after(text: str, key: str, pos: int, joined: bool) -> Found | None:
@@ -129,6 +165,14 @@ def _value_after(text: str, key: str, pos: int, joined: bool) -> Found | None:
     if grouped is not None and ("pass" in key or key.startswith(("contrase", "clave"))
                                 and app_password(grouped.group(0))):
         return "password", pos, grouped.end(), key + " " + preview(grouped.group(0))
+    if joined and not (key.startswith("pin") or _names_seed(key) or _names_codes(key)):
+        phrase = spaced_phrase(text, pos, "phrase" in key or "frase" in key)
+        if phrase is not None:
+            return "password", pos, phrase.end(), key + " " + preview(phrase.group(0))
+    if joined and (_names_seed(key) or _names_codes(key)):
+        digits = _DIGIT_GROUPS.match(text, pos)
+        if digits is not None:
+            return "password", pos, digits.end(), key + " " + preview(digits.group(0))
     if _names_codes(key) and joined:
         code = _CODE.match(text, pos)
         if code is not None and _code_shaped(code.group(1)):
@@ -191,7 +235,9 @@ def _base32_lower_groups(text: str, pos: int) -> re.Match[str] | None:
 
 
 # The rest of a list of codes: one per line or after commas, each shaped as the first.
-_NEXT_ITEM = lazy(r"[ \t]*(?:[,;]|\r?\n)[ \t]*(?:(?:[-*•]|\d{1,2}[.)])[ \t]+)?(?=\S)")
+# A note after a code on its line ("(used)") is skipped; two columns are split by spaces.
+_NEXT_ITEM = lazy(r"(?:[ \t]*(?:\([^()\n]{0,40}\)[ \t]*)?(?:[,;]|\r?\n)[ \t]*|[ \t]{2,})"
+                  r"(?:(?:[-*•]|\d{1,2}[.)])[ \t]+)?(?=\S)")
 _SHAPE = str.maketrans(string.ascii_letters + string.digits, "x" * 62)
 
 
@@ -255,7 +301,7 @@ def _password_value(value: str, joined: bool) -> bool:
         return False  # code: `password = getpass.getpass(...)`
     if re.fullmatch(r"!{1,2}[A-Za-z_][\w.\-/:]*", core):
         return False  # `password: !vault |`: a YAML tag
-    if re.match(r"[A-Za-z_][\w.\-]*=(?!=*$)", core):
+    if re.match(r"[A-Za-z_][\w.\-]*=(?!=*$)", core) and not random_looking(core):
         return False  # `password_file=/etc/db.pass`: the next setting (not `Camino1991=`)
     if joined and _WORD_PASSPHRASE.fullmatch(core):
         return True  # words and a number: a passphrase, not `user_password`
@@ -301,6 +347,9 @@ def use_as(text: str, low: str) -> Iterator[Found]:
 # ---------------------------------------------------------------------- user and password
 _PAIR_KEY = lazy(r"(?:log[ -]?ins?|sign[ -]in|credentials|creds|credenciales|acceso|"
                        r"cuenta|account)(?![a-z0-9_])")
+# Verbs of logging in, past tense, read only where one of their stems occurs.
+_LOGIN_VERB = lazy(r"(?:(?:logged|signed)[ -]in|entr(?:é|ó|amos)|ingres(?:é|ó|amos))(?![a-z0-9_])")
+_LOGIN_STEMS = ("logged", "signed", "entr", "ingres")
 _PAIR = lazy(
     r"(?:\s+(?:for|to|of|on|at|para|de|del|en)\s[^\n:=>→]{0,40}?)?"
     r"\s*(?::|->|→|=|\sis\s|\ses\s)\s*"
@@ -310,14 +359,26 @@ _SLUG = lazy(r"[a-z0-9]+(?:[-_.][a-z0-9]+)+")
 _LETTERS_DIGITS = lazy(r"[A-Za-z]{2,}[0-9]{2,}")
 # "laptop login jmartin / X": no colon, but a user and a value either side of a spaced slash.
 _PAIR_SPACED = lazy(r"[ \t]+([a-z0-9._%+\-@]{1,64})([ \t]+/[ \t]+)(\S{4,128})")
+# "log in to staging as ana@x / X", "entré con admin / X": as whom, then a spaced slash.
+_PAIR_AS = lazy(r"(?:[ \t]+(?:to|into|on|at|en|a)[ \t][^\n:=>→/]{0,40}?)?[ \t]+(?:as|with|con|como)"
+                r"[ \t]+([a-z0-9._%+\-@]{1,64})([ \t]+/[ \t]+)(\S{4,128})")
 
 
 def pairs(text: str, low: str) -> Iterator[Found]:
     """"Login for the router: admin / X", "credentials: ana@acme.io:X"."""
-    for k in _PAIR_KEY.finditer(low):
+    keys = list(_PAIR_KEY.finditer(low))
+    for stem in _LOGIN_STEMS:
+        i = low.find(stem)
+        while i >= 0:
+            verb = _LOGIN_VERB.match(low, i)
+            if verb is not None:
+                keys.append(verb)
+            i = low.find(stem, i + 1)
+    for k in keys:
         if not starts_word(low, k.start()):
             continue
-        m = _PAIR.match(low, k.end()) or _PAIR_SPACED.match(low, k.end())
+        m = (_PAIR.match(low, k.end()) or _PAIR_SPACED.match(low, k.end())
+             or _PAIR_AS.match(low, k.end()))
         if m is None:
             continue
         user, sep = m.group(1), m.group(2)
@@ -340,9 +401,11 @@ _NOUN = lazy(r"key|token|secret|pat\b")
 # "key takeaway") to count without one.
 _QUALIFIER = lazy(
     r"(?<![a-z0-9_\-])(?:api|access|auth|bot|app|server|signing|client|private|license|master|"
-    r"deploy|service|refresh|session|integration|webhook|admin|root|secret|personal access)"
+    r"deploy|service|refresh|session|integration|webhook|admin|root|secret|personal access|"
+    r"unseal|recovery)"
     r"[ \-]?$")
 _NOUN_JOIN = lazy(
+    r"(?:[ \t]#?\d{1,2}(?=[ \t]*[:=]))?"  # "Unseal Key 2: X": one of several, numbered
     r"(?:\s+(?:for|of|para|de|del)\s[^\n:=>→.]{0,40}?)?"
     r"(?:(\s*(?::|=|->|→)\s*|\s+(?:is|was|es|era)\s+(?:now\s+)?)|(\s+))")
 _NOUN_VALUE = lazy(r"[A-Za-z0-9+/=_\-.:~$%]{16,4096}")
@@ -406,11 +469,6 @@ _SEED_BEFORE = lazy(r"(?:seed|recovery|backup|wallet|secret)[ _\-]?$")
 _SEED_JOIN = lazy(r"[^\n:=]{0,60}?(?:[ \t]*[:=]|[ \t]+(?:is|es|era|was)|[ \t]*\((?=[ \t]*[\"'`]))"
                   r"[ \t]*(?:\r?\n[ \t]*)?[\"'`]?[ \t]*")
 _SEED_WORDS = lazy(r"[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,23}(?![a-z])")
-_SENTENCE_WORDS = frozenset(
-    "the and for with that this you your are not was were our have has its from into then "
-    "them they what when where will would should never always just only also but los las "
-    "una uno con por para que del the una sin muy".split())
-
 
 def seed_phrases(text: str, low: str) -> Iterator[Found]:
     """A recovery (seed) phrase after a word that names one."""
@@ -434,7 +492,7 @@ def _seed_after(text: str, low: str, noun: str, pos: int) -> Iterator[Found]:
         return
     words = list(re.finditer(r"[a-z]+", w.group(0)))
     n = len(words) - len(words) % 3
-    if any(x.group(0) in _SENTENCE_WORDS for x in words[:n]):
+    if any(x.group(0) in SENTENCE_WORDS for x in words[:n]):
         return
     end = w.start() + words[n - 1].end()
     yield "seed_phrase", w.start(), end, noun + " " + preview(words[0].group(0))

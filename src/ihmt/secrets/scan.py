@@ -29,7 +29,23 @@ def _lowered(text: str) -> str:
     return low
 
 
-def _public_spans(text: str) -> list[tuple[int, int]]:
+# A signed mail's DKIM and ARC headers with their folded lines: `bh=` and `b=` are the
+# message's public signature and body hash.
+_MAIL_SIGNATURE = lazy(r"[^\n]*(?:\n[ \t][^\n]*)*")
+_MAIL_HEADERS = ("dkim-signature:", "arc-seal:", "arc-message-signature:")
+
+
+def _mail_signatures(low: str) -> Iterator[tuple[int, int]]:
+    """The spans of those headers, each from its name at a line's start."""
+    for name in _MAIL_HEADERS:
+        i = low.find(name)
+        while i >= 0:
+            if i == 0 or low[i - 1] == "\n" or low.endswith("x-google-", 0, i):
+                yield i, _MAIL_SIGNATURE.match(low, i + len(name)).end()
+            i = low.find(name, i + 1)
+
+
+def _public_spans(text: str, low: str) -> list[tuple[int, int]]:
     """Certificates, public keys, data: URIs and wrapped base64: their contents are public
     or encoded files, never flagged as random tokens."""
     spans = []
@@ -41,6 +57,8 @@ def _public_spans(text: str) -> list[tuple[int, int]]:
         spans += [m.span() for m in shapes.WRAPPED_B64.finditer(text)]
     if "begin" in text:
         spans += [m.span() for m in shapes.UUENCODED.finditer(text)]
+    if "signature:" in low or "arc-seal:" in low:
+        spans += list(_mail_signatures(low))
     if "eyJ" in text:  # a JWT public by its role: none of its parts is a token either
         spans += [m.span() for m in shapes.JWT.finditer(text) if not shapes.private_jwt(m[0])]
     return spans
@@ -48,7 +66,16 @@ def _public_spans(text: str) -> list[tuple[int, int]]:
 
 # ejson's `EJ[1:<key>:<nonce>:<box>]`, jasypt's `ENC(<base64>)`: ciphertext in the wrapper
 # of the tool that made it.
+# dotenvx's `encrypted:<base64>`; hiera-eyaml's `ENC[PKCS7,<base64>]`, wrapped over lines;
+# Bitwarden's `2.<iv>|<data>|<mac>` in an export.
 _WRAPPED_CIPHERTEXT = lazy(r"EJ\[\d+:[A-Za-z0-9+/=:]{16,}\]|ENC\([A-Za-z0-9+/=]{16,}\)")
+# (each with a literal start of its own: an alternation without one tries every position)
+_DOTENVX = lazy(r"encrypted:[A-Za-z0-9+/=]{16,}")
+_EYAML = lazy(r"ENC\[PKCS7,[A-Za-z0-9+/=\s]{16,20000}\]")
+_BITWARDEN = lazy(r"[0-7]\.[A-Za-z0-9+/]{22}==\|[A-Za-z0-9+/=|]{16,4096}")
+
+
+_WORD_OR_DOT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
 
 
 def _ciphertext_spans(text: str) -> list[tuple[int, int]]:
@@ -59,6 +86,16 @@ def _ciphertext_spans(text: str) -> list[tuple[int, int]]:
         spans += [m.span() for m in shapes.SOPS_VALUE.finditer(text)]
     if "EJ[" in text or "ENC(" in text:
         spans += [m.span() for m in _WRAPPED_CIPHERTEXT.finditer(text)]
+    if "encrypted:" in text:
+        spans += [m.span() for m in _DOTENVX.finditer(text)]
+    if "ENC[PKCS7" in text:
+        spans += [m.span() for m in _EYAML.finditer(text)]
+    i = text.find("==|")
+    while i >= 0:  # Bitwarden's `2.<iv>|...`: its iv ends 24 characters after the `2.`
+        m = _BITWARDEN.match(text, i - 24) if i >= 24 else None
+        if m is not None and (i == 24 or text[i - 25] not in _WORD_OR_DOT):
+            spans.append(m.span())
+        i = text.find("==|", i + 3)
     if "encryptedData" in text and shapes.SEALED_SECRET.search(text):
         spans += [m.span() for m in shapes.SEALED_DATA.finditer(text)]
     return spans
@@ -132,7 +169,7 @@ def _candidates(text: str) -> Iterator[tuple[int, str, int, int, str]]:
     for j, rule in enumerate(context.RULES):
         for kind, s, e, shown in rule(text, low):
             yield base + j, kind, s, e, shown
-    public = _public_spans(text)
+    public = _public_spans(text, low)
     for m in TOKEN.finditer(text):
         if any(s <= m.start() < e for s, e in public):
             continue

@@ -137,7 +137,8 @@ def _encoded_private_key(v: str) -> bool:
 # Providers' formats beyond the first list, each a documented prefix and body: cloud and
 # CI platforms, AI APIs, payment, messaging and developer tools.
 MORE_SHAPES: tuple[Shape, ...] = (
-    Shape("aws_session_token", _c(r"(?:FwoGZXIvYXdzE|IQoJb3JpZ2luX2Vj)[A-Za-z0-9+/=]{100,}"),
+    # (URL-encoded in a presigned URL's `X-Amz-Security-Token=`: `%2B`, `%2F`, `%3D`)
+    Shape("aws_session_token", _c(r"(?:FwoGZXIvYXdzE|IQoJb3JpZ2luX2Vj)(?:[A-Za-z0-9+/=]|%[0-9A-Fa-f]{2}){100,}"),
           _lit(6), needles=("FwoGZXIvYXdzE", "IQoJb3JpZ2luX2Vj")),
     Shape("google_oauth", _c(r"ya29\.[A-Za-z0-9_\-]{50,}" + _END), _lit(5), scan=True),
     Shape("google_oauth", _c(r"1//0[A-Za-z0-9_\-]{40,}" + _END), _lit(4), check=_random,
@@ -217,6 +218,21 @@ MORE_SHAPES: tuple[Shape, ...] = (
     Shape("shippo_token", _c(r"shippo_(?:live|test)_[a-f0-9]{40}" + _END_ALNUM), _lit(12)),
     Shape("django_secret", _c(r"django-insecure-[^\s'\"`]{30,}"), _lit(16)),
     Shape("crypto_private_key", _c(r"xprv[1-9A-HJ-NP-Za-km-z]{107,108}" + _END_ALNUM), _lit(4)),
+    # A Nostr identity's secret key in bech32 (`nsec1...`; its `npub1` twin is public).
+    Shape("crypto_private_key", _c(r"nsec1[02-9ac-hj-np-z]{58}" + _END_ALNUM), _lit(5)),
+    # Amazon Bedrock API keys: long-term `ABSK` + base64 of "BedrockAPIKey-...", short-term
+    # `bedrock-api-key-` + base64.
+    Shape("bedrock_key", _c(r"ABSKQmVkcm9ja0FQSUtleS[A-Za-z0-9+/]{20,}={0,2}"), _lit(4),
+          needles=("ABSKQmVk",), scan=True),
+    Shape("bedrock_key", _c(r"bedrock-api-key-[A-Za-z0-9+/]{40,}={0,2}"), _lit(16),
+          needles=("bedrock-api-key-",), scan=True),
+    # Paddle Billing API keys (`pdl_live_apikey_`, `pdl_sdbx_apikey_`).
+    Shape("paddle_key", _c(r"pdl_(?:live|sdbx|test)_apikey_[A-Za-z0-9_]{30,}" + _END_ALNUM),
+          _upto("apikey_")),
+    # A minisign secret key file's key line: algorithm `Ed`, KDF `Sc` (encrypted) or none,
+    # checksum `B2`, in base64 (`RWRTY0Iy`, `RWQAAEIy`); its public key starts `RWQ` + other.
+    Shape("private_key", _c(r"RW(?:RTY0Iy|QAAEIy)[A-Za-z0-9+/]{100,}={0,2}"), _lit(8),
+          needles=("RWRTY0Iy", "RWQAAEIy"), scan=True),
     # "-----BEGIN" in base64: the block's label is read from the decoded head.
     Shape("private_key", _c(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{40,}={0,2}"), _lit(14),
           check=_encoded_private_key),
@@ -238,7 +254,7 @@ SHAPES: tuple[Shape, ...] = (
     # Microsoft Teams incoming webhooks (Office 365 connectors): the path is the credential.
     Shape("teams_webhook", _c(r"https://(?:[A-Za-z0-9\-]+\.webhook\.office\.com/webhookb2|"
                               r"outlook\.office(?:365)?\.com/webhook)/[A-Za-z0-9@\-]{20,}"
-                              r"/IncomingWebhook/[A-Za-z0-9\-]{16,}(?:/[A-Za-z0-9\-]{16,})*"),
+                              r"/IncomingWebhook/[A-Za-z0-9\-]{16,}(?:/[A-Za-z0-9_\-]{16,})*"),
           lambda v: v[: v.find("/", 8) + 1], needles=(".webhook.office.com/", "outlook.office"),
           scan=True),
     # URLs whose path carries the key: Zapier's catch hooks, IFTTT's Maker key, Alchemy and
@@ -253,7 +269,9 @@ SHAPES: tuple[Shape, ...] = (
                            r"[A-Za-z0-9_\-]{24,}|https://[\w\-]+\.infura\.io/v3/[0-9a-f]{32}"),
           lambda v: v[: v.rfind("/") + 1], check=lambda v: not _filler_path(v),
           needles=("alchemy", ".infura.io/"), scan=True),
-    Shape("slack_token", _c(r"xox[abposre]-[0-9]{6,}-[A-Za-z0-9\-]{8,}" + _END), _lit(5)),
+    Shape("slack_token", _c(r"xox[abposrec]-[0-9]{6,}-[A-Za-z0-9\-]{8,}" + _END), _lit(5)),
+    # The `d` cookie of a Slack browser session, URL-encoded base64 after `xoxd-`.
+    Shape("slack_token", _c(r"xoxd-[A-Za-z0-9%+/=_\-]{40,}"), _lit(5), scan=True),
     Shape("slack_token", _c(r"xapp-\d-[A-Z0-9]{9,}-\d+-[a-z0-9]{32,}" + _END), _lit(5)),
     Shape("slack_token", _c(r"xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{60,}" + _END), _upto("-"),
           scan=True),
@@ -336,7 +354,7 @@ PEM_BODY = lazy(r"(?:\s|\\[nr])*(?:[A-Za-z\-]+:[^\n]*\n\s*)*[A-Za-z0-9+/=]{16}")
 PUBLIC_BLOCK = lazy(
     r"-----BEGIN ((?:[A-Z0-9]+ )*(?:CERTIFICATE|PUBLIC KEY|PUBLIC KEY BLOCK|CERTIFICATE "
     r"REQUEST|NEW CERTIFICATE REQUEST|X509 CRL|SIGNATURE|PGP SIGNATURE|PGP MESSAGE|"
-    r"ENCRYPTED MESSAGE|PKCS7|CMS|DH PARAMETERS|EC PARAMETERS))-----"
+    r"ENCRYPTED MESSAGE|PKCS7|CMS|DH PARAMETERS|EC PARAMETERS|AGE ENCRYPTED FILE))-----"
     r".*?(?:-----END \1-----|\Z)", re.DOTALL)
 # ``data:image/png;base64,...`` and wrapped base64 (3+ lines of 60+ characters): encoded
 # files (images, fixtures), not credentials, which are one line or sit in a PEM block.

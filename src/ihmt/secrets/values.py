@@ -36,7 +36,9 @@ _STORE_REFERENCE = lazy(
 # What a value is in place of the secret itself: ciphertext in a wrapper that names its
 # tool (ejson's `EJ[1:...]`, jasypt's `ENC(...)`), or a digest named by its algorithm
 # (`hmac-sha256:...` in an audit log, an SSH key's `SHA256:...` fingerprint).
-_SEALED_OR_HASHED = lazy(r"EJ\[\d+:|ENC\(|(?i:(?:hmac-)?(?:sha(?:1|224|256|384|512)|md5):)")
+# dotenvx writes `encrypted:<base64>`; Bitwarden's exports hold `2.<iv>|<data>|<mac>`.
+_SEALED_OR_HASHED = lazy(r"EJ\[\d+:|ENC\(|encrypted:[A-Za-z0-9+/]|[0-7]\.[A-Za-z0-9+/]{22}==\||"
+                         r"(?i:(?:hmac-)?(?:sha(?:1|224|256|384|512)|md5):)")
 _STAND_IN_SPLIT = lazy(r"[-_.:/ ]+")
 _FILLER = frozenset("xX0*#.")
 _PLACEHOLDER_RE = lazy(
@@ -103,8 +105,15 @@ PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.ey", "phc_", "age1", "AAAAC3Nza",
                    "vpub5", "AQICAH", "AQIBAH")
 
 
+# Browser-side keys in their vendors' documented formats: Datadog RUM client tokens
+# (`pub` + 32 hex), Statsig client SDK keys (`client-`), Braintree tokenization keys
+# (`production_<8>_<16>`, `sandbox_...`).
+_PUBLIC_FORMS = lazy(r"pub[0-9a-f]{32}|client-[A-Za-z0-9]{32,}|"
+                     r"(?:production|sandbox)_[a-z0-9]{8}_[a-z0-9]{16}")
+
+
 def is_public(value: str) -> bool:
-    return value.startswith(PUBLIC_PREFIXES)
+    return value.startswith(PUBLIC_PREFIXES) or _PUBLIC_FORMS.fullmatch(value) is not None
 
 
 _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
@@ -230,7 +239,7 @@ _FILE_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"%PDF", b"PK\x03\x04", b"\
                b"\x00\x00\x00\x18ftyp", b"\x00\x00\x00\x20ftyp", b"\x00\x00\x01\x00",
                b"SQLite format", b"<?xml", b"<svg", b"<html", b"<!DOCTYPE", b"<samlp:", b"<saml:",
                b"MSCF", b"7z\xbc\xaf", b"\xd0\xcf\x11\xe0", b"fLaC", b"\x1aE\xdf\xa3",
-               b"\x00asm",
+               b"\x00asm", b"Salted_",  # OpenSSL's `enc` output (CryptoJS's too): `Salted__`, salt, ciphertext
                b"\x00\x00\x00")  # a length-prefixed binary frame (gRPC-web): three zero bytes
 
 
@@ -252,7 +261,32 @@ def decodes_to_user_password(value: str) -> bool:
     except UnicodeDecodeError:
         return False
     user, _, pw = text.partition(":")
-    return bool(user) and len(pw) >= 3 and text.isprintable()
+    return bool(user) and len(pw) >= 3 and text.isprintable() and not is_placeholder(pw)
+
+
+# Small words of a sentence: a run of words holding one is prose, not a passphrase.
+SENTENCE_WORDS = frozenset(
+    "the and for with that this you your are not was were our have has its from into then "
+    "them they what when where will would should never always just only also but los las "
+    "una uno con por para que del the una sin muy".split())
+# A passphrase of words written with spaces: three words or more and a number, or four
+# longer words alone to the end of the line.
+_SPACED_PHRASE = lazy(r"[a-zà-ÿ]{3,12}(?: [a-zà-ÿ]{3,12}){2,9}(?: \d{1,6})?(?=[ \t]*(?:\r?\n|$))")
+
+
+def spaced_phrase(text: str, pos: int, phrase: bool = True) -> re.Match[str] | None:
+    """A passphrase of spaced words at ``pos``: three words or more and a number, or (a
+    passphrase named so) four longer words alone; no small word of a sentence among them."""
+    p = _SPACED_PHRASE.match(text, pos)
+    if p is None:
+        return None
+    words = p.group(0).split(" ")
+    if any(w in SENTENCE_WORDS for w in words):
+        return None
+    numbered = words[-1].isdigit()
+    if not phrase:  # a password of spaced words: four or more and a number
+        return p if numbered and len(words) >= 5 else None
+    return p if numbered or len(words) >= 4 and all(len(w) >= 4 for w in words) else None
 
 
 # ---------------------------------------------------------------------- previews

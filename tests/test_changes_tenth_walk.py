@@ -10,6 +10,8 @@
   whose newest is about another thing than the one asked ("the billing API" for "the
   reports service") answers nothing;
 - a dash between two words ends a phrase, as a comma does ("drop the prefix - tags are ...");
+- "el servicio de envíos" is another thing than "el servicio de pagos" (the word after
+  "de" qualifies, as the word before does in English);
 - "ingest-worker" is the ingest worker: the words of a hyphenated name are its subject,
   and a lone "0" two crontab lines both say is no value they share (a guard: with the
   words of hyphenated names and without it, "log-rotate moved to 0 5 * * *" flagged the
@@ -175,3 +177,15 @@ def test_not_going_back_to_a_value_lets_it_go(tmp_path: Path) -> None:
     res = m.search("Which terminal do I use?")
     assert res.hits[0].text == new
     assert res.status == "FOUND"
+
+
+def test_a_spanish_service_de_another_thing_is_a_sibling(tmp_path: Path) -> None:
+    # "el servicio de pagos" is not "el servicio de envíos": the word after "de" qualifies
+    now = "Hemos subido pagos a Node 22 para poder usar fetch nativo."
+    m = _store(tmp_path, ("El servicio de pagos corre con Node 16.", "2023-02-22"),
+               ("El servicio de envíos está en Node 20.", "2023-02-22"),
+               ("Pagos ya está en Node 20, por fin.", "2024-03-05"), (now, "2025-06-16"))
+    res = m.search("¿Con qué versión de Node funciona el servicio de pagos?")
+    assert "envíos" not in res.hits[0].text
+    assert not any(h.outdated and "pagos corre" in h.text and "envíos" in " ".join(h.notices)
+                   for h in res.hits)

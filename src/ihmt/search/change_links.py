@@ -223,14 +223,22 @@ def sibling(n: Note, o: Note, subject: set[str], uses: frozenset[str],
     """Whether ``n`` says, right before a ``subject`` word, a word of its own that ``o``
     lacks and that is neither a value, a word of change nor a verb of use: a word that
     makes the subject another thing ("search" in "the Harbor search service" against "the
-    Harbor billing service"). (After it comes what is said of it: "contractors are paid
-    through Remote".)"""
+    Harbor billing service"), or right after a subject word past "de" or "of", where ``o``
+    qualifies that word so too ("el servicio de notificaciones" against "el servicio de
+    facturación"). (After it comes what is said of it: "contractors are paid through
+    Remote".)"""
+    def own(w: str) -> bool:  # a word of the later's own that qualifies
+        return bool(w) and w not in o.words and w not in subject and w not in n.names and \
+            w not in n.cues and w not in uses and not w.isdigit() and \
+            w not in number_terms(stemmer)  # ("five hundred requests")
+    # (or right after it, past "de" or "of": "el servicio de notificaciones" against "el
+    # servicio de facturación")
+    if any(head in subject and own(q) and any(h == head for h, _ in o.of)
+           for head, q in n.of):
+        return True
     seq = n.seq
     for i, t in enumerate(seq):
         if t in subject and i > 0:
-            w = seq[i - 1]
-            if w and w not in o.words and w not in subject and w not in n.names and \
-                    w not in n.cues and w not in uses and not w.isdigit() and \
-                    w not in number_terms(stemmer):  # ("five hundred requests")
+            if own(seq[i - 1]):
                 return True
     return False

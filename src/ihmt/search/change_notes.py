@@ -164,6 +164,9 @@ class Note:
     #   yarn", "with black", "on Fly"): what may be a value though written in lower case
     reverts: set[str] = field(default_factory=set)  # the terms of a value it says was
     #   taken up again ("went back to bash": {"bash"})
+    of: set[tuple[str, str]] = field(default_factory=set)  # a word and the word that
+    #   qualifies it after "de" or "of" ("servicio de notificaciones": ("servicio",
+    #   "notificacion")), as Spanish writes what English puts before a noun
     idents: set[str] = field(default_factory=set)  # its words of several parts, folded
     #   ("orders-db", "pedidos-entrantes-dlq", "api.internal")
     only: set[str] = field(default_factory=set)  # the thing it says a change holds for
@@ -194,6 +197,12 @@ _SLOT = re.compile(
     r"\b(?:(?:is|are|was|were|se)\s+(?:called|named|llama)|is|are|was|were|on|in|with|by|via"
     r"|through|using|to|at|for|es|son|era|en|con|por|called|named|llamad[oa])"
     r"\s+(?:the\s+|a\s+|an\s+|our\s+|el\s+|la\s+|los\s+|las\s+)?([\w][\w.+#-]*)")
+
+
+# A word qualified by the one after "de"/"of": "el servicio de notificaciones", "the team
+# of payments" (folded text).
+_OF = re.compile(r"\b(\w[\w-]*)\s+(?:de|del|of)\s+(?:la\s+|el\s+|los\s+|las\s+|the\s+)?"
+                 r"(\w[\w-]*)")
 
 
 # What a change is said to hold for alone: "only in staging", "just for the EU cluster",
@@ -275,6 +284,10 @@ def read_note(text: str, stemmer: str) -> Note:
             note.names.update(new)
             note.values.update(new)
             note.moved_to.update(new)
+    for m in _OF.finditer(folded):
+        head, qual = tokenize(m.group(1), stemmer)[:1], tokenize(m.group(2), stemmer)[:1]
+        if head and qual:
+            note.of.add((head[0], qual[0]))
     for m in _ONLY.finditer(folded):
         note.only.update(tokenize(m.group(1) or m.group(2), stemmer)[:1])
     note.defines = bool(DEFINES.search(re.split(r"[.;!?\n]", text, maxsplit=1)[0]))
@@ -370,6 +383,7 @@ def _canonical(note: Note, stemmer: str) -> Note:
     for name in _TERM_SETS:
         setattr(note, name, {canon(t, stemmer) for t in getattr(note, name)})
     note.seq = [canon(t, stemmer) for t in note.seq]
+    note.of = {(canon(a, stemmer), canon(b, stemmer)) for a, b in note.of}
     note.states = [State(frozenset(canon(t, stemmer) for t in st.subject),
                          frozenset(canon(t, stemmer) for t in st.value),
                          frozenset(canon(t, stemmer) for t in st.rest)) for st in note.states]

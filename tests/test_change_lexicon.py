@@ -31,6 +31,8 @@ def test_the_phrases_are_folded_and_each_matches_itself() -> None:
         assert len(set(phrases)) == len(phrases)
         for p in phrases:
             assert p == p.lower() == unicodedata.normalize("NFKD", p)
+            if p in lexicon.LEFT_OUT:
+                continue
             said = " ".join("the new cache" if w == "x" else "42" if w == "n" else w
                             for w in p.split())
             assert rx.search(said), p
@@ -42,7 +44,9 @@ def test_ordinary_notes_say_no_change() -> None:
                  "Asked to move the standup to 8:45; rejected.",
                  "The cleanup job moves old files to cold storage.",
                  "Los informes se generan cada lunes con Metabase.",
-                 "Vamos a revisar el presupuesto la semana que viene."):
+                 "Vamos a revisar el presupuesto la semana que viene.",
+                 "I chose to write about it; let me know how it turns out.",
+                 "We adopted another puppy last weekend."):
         assert not CUE.search(fold(note)), note
 
 

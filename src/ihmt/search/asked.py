@@ -78,34 +78,3 @@ def names_beyond(text: str, query_terms: set[str], stemmer: str) -> bool:
             return True
     return False
 
-
-# A question that asks for an amount: "how big", "how many", "how much", "how long", "how
-# often", "what size", "cuánto", "cuántos", "qué tamaño" (folded text).
-_AMOUNT = lazy(
-    r"\bhow\s+(?:big|large|many|much|long|often|high|low|fast|old)\b"
-    r"|\bwhat\s+(?:size|limit|percentage|share|ratio|amount)\b"
-    r"|\bcuant[oa]s?\b|\bque\s+(?:tamano|limite|porcentaje|cantidad)\b")
-# (a number that stands as a word, "100 MB", "100MB", "3.12": not "S3" or "eu-west-1")
-_FIGURE = re.compile(r"(?<![\w-])\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve"
-                     r"|twenty|thirty|hundred|thousand|uno|una|dos|tres|cuatro|cinco|seis"
-                     r"|siete|ocho|nueve|diez|doce|veinte|treinta|cien|mil)\b",
-                     re.IGNORECASE)
-
-
-def figure_first(hits: list, query: str) -> bool:
-    """For a question that asks for an amount ("how big can an upload be?"), a first answer
-    that gives no figure is no answer: it gives way to the first of the next that gives one
-    and matched a question word ("Documents service upload limit raised to 100 MB" before
-    "The documents service stores files in the S3 bucket docs-prod-eu"). In place; whether
-    one was moved (the caller then answers no FOUND: a figure is not yet the figure asked
-    for, and on conversations, LoCoMo's "how long ..." questions, taking it as one made the
-    agent hooks inject more wrong answers)."""
-    if len(hits) < 2 or not _AMOUNT.search(fold(query)) or _FIGURE.search(hits[0].text or ""):
-        return False
-    for h in hits[1:5]:
-        if not h.outdated and h.matched and _FIGURE.search(h.text or ""):
-            h.score = max(h.score, hits[0].score * 1.01)  # (as any answer moved first)
-            hits.remove(h)
-            hits.insert(0, h)
-            return True
-    return False

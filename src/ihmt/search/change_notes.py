@@ -89,6 +89,10 @@ _FIGURE_TO = re.compile(r"\s*(?:->|=>|\u2192|\bto\b|\ba\b)\s*(\d+(?:[.,:]\d+)*)(
 _FIGURE = re.compile(r"\b(\d+(?:[.,:]\d+)?|" + _NUMBER_WORDS + r")(?:\s*-\s*|\s*)(%|[a-z]{2,})",
                      re.IGNORECASE)
 
+# a figure that dates something: "ten years ago", "hace dos años"
+_AGO = re.compile(r"\s+(?:ago|back)\b")
+_HACE = re.compile(r"\bhace\s+$")
+
 # a number at the end of a clause ("... to 50", "... a cincuenta")
 _BARE = re.compile(r"\b(?:\d+|" + _NUMBER_WORDS + r")\s*$", re.IGNORECASE)
 
@@ -199,6 +203,10 @@ _SLOT = re.compile(
     r"\s+(?:the\s+|a\s+|an\s+|our\s+|el\s+|la\s+|los\s+|las\s+)?([\w][\w.+#-]*)")
 
 
+# a compound that ends as a participle describes: "hand-painted", "self-hosted"
+_PARTICIPLE = re.compile(r"-\w*(?:ed|ing|en|wn)$")
+
+
 # A word qualified by the one after "de"/"of": "el servicio de notificaciones", "the team
 # of payments" (folded text).
 _OF = re.compile(r"\b(\w[\w-]*)\s+(?:de|del|of)\s+(?:la\s+|el\s+|los\s+|las\s+|the\s+)?"
@@ -248,7 +256,9 @@ def read_note(text: str, stemmer: str) -> Note:
         w = m.group()
         whole = tokenize(w, stemmer)[:1]  # "OpenSearch" is one name, not "search"
         note.whole.update(whole)
-        if "-" in w.strip("-"):  # but the words of "ingest-worker" are words of their own
+        if "-" in w.strip("-") and not _PARTICIPLE.search(w):
+            # but the words of a name such as "ingest-worker" are words of their own (not
+            # those of a word that describes: "hand-painted", "long-running")
             note.whole.update(tokenize(w, stemmer)[1:])
         if any(c in w.strip("-_.") for c in "-_."):
             note.idents.add(fold(w).strip("-_."))
@@ -454,6 +464,8 @@ def _figures(clause: str, stemmer: str) -> tuple[set[tuple[str, str]], set[tuple
     last kind. (A stop word is no unit: "at 10", "is 20".)"""
     out = set()
     for m in _FIGURE.finditer(clause):
+        if _AGO.match(clause, m.end()) or _HACE.search(clause, 0, m.start()):
+            continue  # a time, not a value: "ten years ago", "hace dos años"
         unit = tokenize(m.group(2), stemmer)[:1]
         if unit:
             out.add((_number(m.group(1)), unit[0]))

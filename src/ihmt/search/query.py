@@ -27,7 +27,7 @@ from ..timeline.versions import versions_together
 from . import scoped
 from .aliases import ALIAS_WEIGHT, acronyms, compounds, expand
 from .answer import annotate, corrections_first, finish, rerank
-from .asked import answer_type_terms, figure_first, frame_terms
+from .asked import answer_type_terms, frame_terms
 from .asker import not_theirs, ours_first
 from .change_notes import use_verbs
 from .changes import (
@@ -176,18 +176,12 @@ class Searcher:
             # a runner-up naming the same value, or only a plan, is no rival answer.
             slack = types | (frozenset(words) & use_verbs(stem))
             agrees = no_rival(set(words), stem)
-        figured = False
         if value is None:
             ours_first(result, base)
-            figured = figure_first(result.hits, base)
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value, types=types, stemmer=stem,
                no_rival=agrees, slack=slack,
                now=not period and not asks_about_past(base))
-        if figured and result.status == "FOUND":
-            result.status = "AMBIGUOUS"
-            result.message = ("the question asks for an amount and the closest memory gives "
-                              "none; the first that gives one is listed first: check it")
         if grouped is not None:
             from . import topic  # already loaded by self._topic
 

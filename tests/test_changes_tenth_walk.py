@@ -189,3 +189,12 @@ def test_a_spanish_service_de_another_thing_is_a_sibling(tmp_path: Path) -> None
     assert "envíos" not in res.hits[0].text
     assert not any(h.outdated and "pagos corre" in h.text and "envíos" in " ".join(h.notices)
                    for h in res.hits)
+
+
+def test_a_describing_compound_and_a_dating_figure_say_no_value() -> None:
+    # (guards from LoCoMo's conversations: "my hand-painted bowl ... ten years ago" is no
+    # earlier version of "Seven years now, I've found my muses: painting")
+    n = read_note("I've got a hand-painted bowl a friend made ten years ago.", "english")
+    assert "paint" not in n.whole and ("10", "year") not in n.figures
+    assert {"ingest", "worker"} <= read_note("ingest-worker runs Python 3.9.", "english").whole
+    assert ("30", "day") in read_note("Logs are kept for 30 days.", "english").figures

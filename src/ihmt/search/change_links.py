@@ -8,10 +8,13 @@ the same kind (:func:`sibling`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from ..model import Hit
 from .change_notes import Note, number_terms, same_unit, use_verbs
+
+_YEAR = re.compile(r"(?:19|20)\d\d")
 
 NAMED = "named"  # the later memory names the value it replaced: the earlier is outdated
 POSSIBLY = "possibly"  # a change said without the old value, on firm ground: flagged so
@@ -60,6 +63,7 @@ def link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     # the ING one", "cancelled FitLab", "from Redis"): the value ties the two even where
     # they say the thing in other words ("reverse proxy" and "in front of the services").
     gone = ((o_names - o.gone) & n.gone) - terms  # (names: "closed the ING one")
+    gone = {g for g in gone if not _YEAR.fullmatch(g)}  # ("... de 2025 a las 9:30": a date)
     if refigured(o, n, set(old.matched), terms, uses, stemmer):
         return NAMED
     # The later renames a name the earlier holds ("Renamed notifier -> herald" after "the

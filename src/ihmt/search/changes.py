@@ -230,6 +230,13 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                          beyond=new.id in found)
             if kind is None:
                 continue
+            # An identifier the question asks by that only the earlier holds ("SEC-2693",
+            # "INV-6984") asks for that memory, whatever changed since; where the later
+            # holds an identifier of its own ("BILL-3727"), the two are two items, and the
+            # earlier is not flagged either.
+            asked_id = {t for t in (set(old.matched) & o.values) - n.words if _IDENT(t)}
+            if asked_id and any(_IDENT(t) for t in n.values - o.words):
+                continue
             if kind in (NAMED, POSSIBLY):
                 _flag(old, new, CHANGED if kind == NAMED else POSSIBLY_CHANGED, excerpt)
             # A question that asks by a name only the earlier memory holds ("uniqtok3x0000")
@@ -237,7 +244,8 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
             # question did not find, leaves it first (flagged).
             # A change that says the earlier's own value went away ("Jenkins is gone") is
             # news of the thing asked by name ("where does CI run?"), found or not.
-            if (kind != NAMED or new.id in found) and (set(old.matched) & o.values) - n.words \
+            if (kind != NAMED or new.id in found or asked_id) and \
+                    (set(old.matched) & o.values) - n.words \
                     and not ((o.values | o.slots) - terms) & n.gone:
                 continue
             old.superseded_by = new.id  # (a blend with semantic matches keeps the order)
@@ -259,6 +267,11 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
         if fix is not None and out.index(fix) > out.index(h):
             _before(out, fix, h)
     return out
+
+
+def _IDENT(term: str) -> bool:  # noqa: N802 (reads as a predicate on a term)
+    """Whether ``term`` is an identifier: letters and digits in one word ("sec-2693")."""
+    return any(c.isdigit() for c in term) and sum(c.isalpha() for c in term) >= 2
 
 
 def _taken_up_again(out: list[Hit], order: list[Hit], notes: dict[str, Note],
@@ -326,6 +339,9 @@ def _unsettled(out: list[Hit], beyond: list[Hit], notes: dict[str, Note],
             continue
         if not (first.whole & n.whole) - terms - uses - n.cues - first.cues:
             continue
+        if (set(lead.matched) & first.values) - n.words:
+            continue  # the question asks by a name the later lacks: of another thing ("the
+            # Olivo gateway's rate limit" is no news of "the Cobalt service's rate limit")
         if (n.reverts - terms) & (first.values | first.slots):
             # it takes the first answer's value up again ("went back to bash" after "my
             # shell is bash"): the newer saying of the same answer, which stands

@@ -71,11 +71,10 @@ from __future__ import annotations
 
 import datetime
 import random
-import re
 import string
 
-from bench.secrets_fresh import FreshCase, marked
-from bench.secrets_seventh import _ALPHABETS, _b64, _chars, _fill, _noise
+from bench.secrets_fresh import FreshCase
+from bench.secrets_seventh import _ALPHABETS, _b64, _chars, _noise, drawn_cases
 
 SPLIT = "eighth"
 
@@ -2314,26 +2313,7 @@ def _extra(rng: random.Random, name: str, arg: str) -> str | None:
     return None
 
 
-def _draw(rng: random.Random, name: str, arg: str | None) -> str:
-    extra = _extra(rng, name, arg or "")
-    return extra if extra is not None else _fill(rng, name, arg)
-
-
-_OUTER = re.compile(r"⦃([A-Za-z0-9]+)(?::([^⦄]*))?⦄")
-_NESTED = re.compile(r"⟨([A-Za-z0-9]+)(?::([^⟩]*))?⟩")
-
-
-def render(rng: random.Random, kind: str, template: str) -> FreshCase:
-    """One case: nested shapes drawn first, then the outer ones, then the «» marks made spans."""
-    inner = _NESTED.sub(lambda m: _draw(rng, m.group(1), m.group(2)), template)
-    filled = _OUTER.sub(lambda m: _draw(rng, m.group(1), m.group(2)), inner)
-    return marked(kind, filled)
-
-
 def eighth_cases(seed: int = 47) -> tuple[list[FreshCase], list[FreshCase]]:
     """The eighth split drawn from ``seed``: (secrets, ordinary); each ordinary template is
     drawn twice, independently."""
-    rng = random.Random(f"eighth:{seed}")
-    secrets = [render(rng, kind, template) for kind, template in SECRETS]
-    ordinary = [render(rng, kind, template) for _ in range(2) for kind, template in ORDINARY]
-    return secrets, ordinary
+    return drawn_cases("eighth", seed, SECRETS, ORDINARY, _extra)

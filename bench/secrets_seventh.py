@@ -93,6 +93,7 @@ import json
 import random
 import re
 import string
+from collections.abc import Callable
 
 from bench.secrets_fresh import FreshCase, marked
 
@@ -1332,17 +1333,28 @@ def _fill(rng: random.Random, name: str, arg: str | None) -> str:
     raise ValueError(f"no shape {name!r}")
 
 
-def render(rng: random.Random, kind: str, template: str) -> FreshCase:
-    """One case: inner shapes filled, then outer ones, then the «» marks turned into spans."""
-    inner = _INNER.sub(lambda m: _fill(rng, m.group(1), m.group(2)), template)
-    filled = _SHAPE.sub(lambda m: _fill(rng, m.group(1), m.group(2)), inner)
-    return marked(kind, filled)
+def drawn_cases(label: str, seed: int, secrets: list[tuple[str, str]],
+                ordinary: list[tuple[str, str]],
+                extra: Callable[[random.Random, str, str], str | None] | None = None,
+                ) -> tuple[list[FreshCase], list[FreshCase]]:
+    """A split's cases from its templates, drawn from ``random.Random(f"{label}:{seed}")``:
+    inner shapes filled, then outer ones, then the «» marks turned into spans; a set's own
+    shapes (``extra(rng, name, arg)``, None for one it leaves to :func:`_fill`) tried
+    first. (secrets, ordinary); each ordinary template is drawn twice, independently."""
+    rng = random.Random(f"{label}:{seed}")
+
+    def draw(m: re.Match[str]) -> str:
+        got = extra(rng, m.group(1), m.group(2) or "") if extra is not None else None
+        return got if got is not None else _fill(rng, m.group(1), m.group(2))
+
+    def render(kind: str, template: str) -> FreshCase:
+        return marked(kind, _SHAPE.sub(draw, _INNER.sub(draw, template)))
+
+    return ([render(kind, template) for kind, template in secrets],
+            [render(kind, template) for _ in range(2) for kind, template in ordinary])
 
 
 def seventh_cases(seed: int = 43) -> tuple[list[FreshCase], list[FreshCase]]:
     """The seventh split drawn from ``seed``: (secrets, ordinary); each ordinary template is
     drawn twice, independently."""
-    rng = random.Random(f"seventh:{seed}")
-    secrets = [render(rng, kind, template) for kind, template in SECRETS]
-    ordinary = [render(rng, kind, template) for _ in range(2) for kind, template in ORDINARY]
-    return secrets, ordinary
+    return drawn_cases("seventh", seed, SECRETS, ORDINARY)

@@ -10,6 +10,8 @@ served stale, in words of their own:
 - a setting's name may hold an underscore ("max_connections = 200"), and a change may say
   its new figure with a verb ("max_connections raised to 400");
 - "primarily" asks for the primary (a form the stemmer keeps apart);
+- a date that "slips to" another, and a Spanish change said in the present of the one who
+  makes it ("subo el umbral al 90%", "paso las tareas a Things"), are changes;
 - a reminder or a to-do changes nothing, though it says "now" ("Reminder: compare X with
   what I get now").
 """
@@ -107,4 +109,21 @@ def test_primarily_asks_for_the_primary(tmp_path: Path) -> None:
     assert res.status == "FOUND"
     # found by "primarily" too, not by "payments" and "region" alone, as the DR region is
     assert any(t.startswith("primar") for t in res.hits[0].matched)
+
+
+
+def test_a_date_that_slips_and_a_spanish_present_change(tmp_path: Path) -> None:
+    from ihmt.search.change_words import CUE
+    from ihmt.text import fold
+
+    assert CUE.search(fold("Planning notes: the beta slips to October 3 (store review)."))
+    assert CUE.search(fold("subo el límite de memoria de staging a 4 GB"))
+    assert not CUE.search(fold("Paso por la oficina los martes."))
+    now = ("Marta en #infra: 'mucho ruido por las noches, subo el umbral de disco de prod al "
+           "92% sin avisar'")
+    m = _store(tmp_path, ("Alerta de disco en los nodos de producción: salta al 85% durante 5 "
+                          "minutos.", "2024-03-01"),
+               ("Alerta de memoria en prod: 90%.", "2024-03-01"), (now, "2025-01-20"))
+    res = m.search("¿Cuándo salta la alerta de disco en prod?")
+    assert res.hits[0].text == now
 

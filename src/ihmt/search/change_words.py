@@ -137,6 +137,11 @@ CUE = lazy(
     # a change said as news or as a commit's subject: "api moves to node 22", "chore(deps):
     # upgrade pg to 16"
     r"|(?:moves|switches|migrates|upgrades|downgrades)\s+(?:over\s+)?to\b"
+    # a date that slipped: "mobile v2 slips to September 13"; and, in Spanish notes, the
+    # present of the one who makes the change, with where it goes: "subo el umbral de CPU
+    # al 90%", "paso las tareas a Things", "cambio las vacaciones al 14 de julio"
+    r"|slip(?:s|ped)\s+(?:back\s+)?to\b"
+    r"|(?:subo|bajo|paso|muevo|cambio|migro|traslado)\s+(?:\S+\s+){0,6}?(?:a|al|hasta)\s"
     # a rule or a limit loosened or tightened, a trial kept: "relaxed the Friday rule",
     # "tightened the review policy", "the 1-week experiment was made permanent",
     # "flexibilizamos la regla", "la prueba se queda definitiva"

@@ -27,6 +27,7 @@ from .values import (
     mixed,
     preview,
     random_looking,
+    stand_in,
     starts_word,
     variable_reference,
 )
@@ -116,8 +117,7 @@ def headers(text: str, low: str) -> Iterator[Found]:
         scheme = m.group(1) or m.group(2) or ""
         value = text[m.start(3): m.end(3)].rstrip("\"'")
         end = m.start(3) + len(value)
-        if (is_placeholder(value) or variable_reference(value) or value.startswith(("{", "<"))
-                or is_public(value)):
+        if stand_in(value) or is_public(value):
             continue  # (a browser SDK's `authorization:` given its public tokenization key)
         if m.group(2) is not None and "=" in value.rstrip("="):
             continue  # `AWS4-HMAC-SHA256 Credential=...`: parameters of a signed request

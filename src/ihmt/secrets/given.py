@@ -23,13 +23,14 @@ from .values import (
     mixed,
     preview,
     random_looking,
+    stand_in,
     variable_reference,
 )
 
 
 def _literal(value: str) -> bool:
     """A literal shaped like a password or a key: not a placeholder, a reference or a word."""
-    if is_placeholder(value) or variable_reference(value) or value.startswith(("{", "<")):
+    if stand_in(value):
         return False
     return random_looking(value) or (looks_like_password(value)
                                      and any(c.isdigit() for c in value)

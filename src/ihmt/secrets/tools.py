@@ -21,15 +21,14 @@ from .values import (
     mixed,
     preview,
     random_looking,
+    stand_in,
     starts_word,
-    variable_reference,
 )
 
 
 def _plain(value: str) -> bool:
-    """Not a placeholder, a variable or a template."""
-    return not (is_placeholder(value) or variable_reference(value)
-                or value.startswith(("{", "<", "$(")))
+    """Not a placeholder, a variable or a template (``$(cmd)`` is a variable)."""
+    return not stand_in(value)
 
 
 # ---------------------------------------------------------------------- lftp

@@ -175,6 +175,12 @@ def variable_reference(value: str) -> bool:
     return _VARIABLE.match(value) is not None
 
 
+def stand_in(value: str) -> bool:
+    """A placeholder, a variable reference or a template (``{...}``, ``<...>``): what a
+    text writes where a secret would go, not a secret."""
+    return is_placeholder(value) or variable_reference(value) or value.startswith(("{", "<"))
+
+
 def random_looking(value: str) -> bool:
     """Characters that look drawn at random (a key, a generated password) rather than a
     name, a word, a path or a version: letters and digits mixed, changing class often.

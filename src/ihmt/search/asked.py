@@ -77,4 +77,3 @@ def names_beyond(text: str, query_terms: set[str], stemmer: str) -> bool:
         if named and not set(tokenize(w, stemmer)) <= query_terms:
             return True
     return False
-

@@ -17,6 +17,7 @@ from ..text import fold, tokenize
 from .aliases import canon
 from .change_words import (
     ABBREVIATIONS,
+    BACK_VERB,
     CALENDAR,
     CLAUSE,
     CONSEQUENCE,
@@ -238,6 +239,7 @@ _DETERMINERS = frozenset("the a an our my your their its this that these those e
                          "un una unos unas nuestro nuestra nuestros nuestras mi mis su sus "
                          "este esta estos estas".split())
 _PREPOSITIONS = frozenset("of for from about de del para desde sobre".split())
+_PHRASE_ENDS = _DETERMINERS | _PREPOSITIONS
 _BREAK = re.compile(r"[,;:.!?()\[\]\n]|\s[-\u2013\u2014]+\s")  # (a dash between two words, too)
 # A host or a file name written in lower case: "panel.ejemplo.net", "settings.toml" (not
 # "e.g." or "i.e.": every part has two characters or more).
@@ -254,17 +256,18 @@ def read_note(text: str, stemmer: str) -> Note:
     end = 0  # where the previous word ends
     for m in _WORD.finditer(text):
         w = m.group()
-        whole = tokenize(w, stemmer)[:1]  # "OpenSearch" is one name, not "search"
+        fw = fold(w)
+        terms = tokenize(w, stemmer)
+        whole = terms[:1]  # "OpenSearch" is one name, not "search"
         note.whole.update(whole)
         if "-" in w.strip("-") and not _PARTICIPLE.search(w):
             # but the words of a name such as "ingest-worker" are words of their own (not
             # those of a word that describes: "hand-painted", "long-running")
-            note.whole.update(tokenize(w, stemmer)[1:])
+            note.whole.update(terms[1:])
         if any(c in w.strip("-_.") for c in "-_."):
-            note.idents.add(fold(w).strip("-_."))
+            note.idents.add(fw.strip("-_."))
         if note.seq and note.seq[-1] and (_BREAK.search(text, end, m.start())
-                                          or fold(w) in _DETERMINERS
-                                          or fold(w) in _PREPOSITIONS):
+                                          or fw in _PHRASE_ENDS):
             # a phrase ends: "After the re-org, billing ...", "after the load tests the
             # reporting service ..." (a word that qualifies a subject stands right before it)
             note.seq.append("")
@@ -276,10 +279,10 @@ def read_note(text: str, stemmer: str) -> Note:
         if start and not w[:1].isdigit():  # (capitalised anyway, or a name written in
             note.initial.update(whole)      # lower case: "pnpm es el gestor ...")
         if any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:]) or \
-                (w[0].isupper() and not start) or fold(w).rstrip(".") in _WORD_VALUES \
+                (w[0].isupper() and not start) or fw.rstrip(".") in _WORD_VALUES \
                 or w[0] in "#@" or _DOTTED.fullmatch(w.rstrip(".")):
             note.names.update(whole)
-            note.parts.update(tokenize(w, stemmer)[1:])
+            note.parts.update(terms[1:])
             if not (w.isupper() and len(w) <= 4):  # "CI", "API", "DB" may be a subject
                 note.values.update(whole)
     for m in _QUOTED.finditer(text):  # a word in quotes is a name: "called 'herald'"
@@ -427,8 +430,7 @@ _REVERT_STOP = frozenset("""after because since when as once until for due
 
 
 # a denial right before "back to": "not going back to", "never coming back to", "no vuelvo a"
-_NOT_BACK = re.compile(r"\b(?:not|never|no|nunca)\s+(?:\w+\s+)?(?:going\s+|coming\s+|"
-                       r"switching\s+|moving\s+)?$")
+_NOT_BACK = re.compile(r"\b(?:not|never|no|nunca)\s+(?:\w+\s+)?(?:" + BACK_VERB + r"\s+)?$")
 
 
 def _reverts(folded: str, note: Note, stemmer: str) -> set[str]:

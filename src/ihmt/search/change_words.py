@@ -11,6 +11,10 @@ from __future__ import annotations
 from ..lazy_re import lazy
 from . import change_lexicon_rx as _lexicon
 
+# the verbs of "not going back to X", a value left for good (read in OLD_SLOT, NOT_DONE and
+# :func:`ihmt.search.change_notes.read_note`'s reverts)
+BACK_VERB = r"(?:going|coming|switching|moving)"
+
 # "dropped" said of a figure that fell ("pages dropped a lot", "latency dropped by half"),
 # not of a thing let go.
 FELL = (r"\s+(?:a\s+lot|a\s+bit|by\s+(?:half|\d|a\s+third|a\s+quarter)|to\s+(?:zero|\d)|\d|sharply"
@@ -181,7 +185,7 @@ OLD_SLOT = lazy(
     r"|cerrado(?:\s+la\s+cuenta\s+de)?|cancelado)"
     r"|left|quit|renam(?:ed|ing)|vendi|vendimos"
     # "not going back to zsh", "no vuelvo a Jira"
-    r"|(?:not|never)\s+(?:going|coming|switching|moving)\s+back\s+to"
+    r"|(?:not|never)\s+" + BACK_VERB + r"\s+back\s+to"
     r"|no\s+(?:vuelvo|volvemos|volvere|volveremos)\s+a"
     r"|en\s+(?:lugar|vez)\s+de|ya\s+no\s+(?:usamos|tenemos|\w+\s+(?:de|con|en)))\s+"
     # ("ya no tiramos de Kubernetes"; not "ya no mandamos los logs a X": its object)
@@ -255,7 +259,7 @@ NOT_DONE = lazy(
     # a reminder, a to-do: "Reminder: compare X with what I get now", "recordatorio: ..."
     r"|reminder|recordatorio|to-?do\b|remember\s+to|don'?t\s+forget|no\s+olvid(?:ar|es)"
     # ("never going back to X" is a value left for good, no hedge)
-    r"|never(?!\s+(?:going\s+|coming\s+|switching\s+|moving\s+)?back\b)"
+    r"|never(?!\s+(?:" + BACK_VERB + r"\s+)?back\b)"
     r"|podr\w+|quiz\w*|vamos\s+a|queremos|planeamos|pensamos|intentamos|revertimos"
     r"|probamos|probe|probaron|propuesta|propon\w*|propus\w*|suger\w*|sugier\w*|pendiente"
     r"|si|el\s+proximo|la\s+proxima|no\s+(?:cambiamos|migramos|movimos|movemos|pasamos)"

@@ -173,8 +173,9 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
     extra = later_changes(look, terms, stemmer, find) if find is not None and look else []
     # (a memory among the hits that matched no question word may be found again: it is the
     # same hit, not a second one)
-    listed = {h.id: h for h in hits}
-    extra = [listed.get(h.id, h) for h in extra]
+    if extra:
+        listed = {h.id: h for h in hits}
+        extra = [listed.get(h.id, h) for h in extra]
     pool = look + extra
     # Most answers hold no word of change, and no two of them state a value of a thing:
     # their excerpts (no leaf read) say so. Of the first answers, a long memory cut short
@@ -234,8 +235,9 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
             # "INV-6984") asks for that memory, whatever changed since; where the later
             # holds an identifier of its own ("BILL-3727"), the two are two items, and the
             # earlier is not flagged either.
-            asked_id = {t for t in (set(old.matched) & o.values) - n.words if _IDENT(t)}
-            if asked_id and any(_IDENT(t) for t in n.values - o.words):
+            asked_only = (set(old.matched) & o.values) - n.words  # names only it holds
+            asked_id = {t for t in asked_only if _identifier(t)}
+            if asked_id and any(_identifier(t) for t in n.values - o.words):
                 continue
             if kind in (NAMED, POSSIBLY):
                 _flag(old, new, CHANGED if kind == NAMED else POSSIBLY_CHANGED, excerpt)
@@ -244,8 +246,7 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
             # question did not find, leaves it first (flagged).
             # A change that says the earlier's own value went away ("Jenkins is gone") is
             # news of the thing asked by name ("where does CI run?"), found or not.
-            if (kind != NAMED or new.id in found or asked_id) and \
-                    (set(old.matched) & o.values) - n.words \
+            if (kind != NAMED or new.id in found or asked_id) and asked_only \
                     and not ((o.values | o.slots) - terms) & n.gone:
                 continue
             old.superseded_by = new.id  # (a blend with semantic matches keeps the order)
@@ -269,7 +270,7 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
     return out
 
 
-def _IDENT(term: str) -> bool:  # noqa: N802 (reads as a predicate on a term)
+def _identifier(term: str) -> bool:
     """Whether ``term`` is an identifier: letters and digits in one word ("sec-2693")."""
     return any(c.isdigit() for c in term) and sum(c.isalpha() for c in term) >= 2
 

@@ -113,8 +113,9 @@ class Searcher:
 
         value = None
         intent = fact_intent(query)
+        types = answer_type_terms(base, stem)
         grouped = self._topic(intent, hits, period, loader, hit_for, flt, view, root,
-                              asked=(words, answer_type_terms(base, stem))) if intent else None
+                              asked=(words, types)) if intent else None
         if grouped is not None:
             hits, conf, note, before = grouped
             value = note
@@ -166,7 +167,6 @@ class Searcher:
                 grouped = value = None
                 _unflag(hits, before)
         result.hits = scoped.in_scope_first(hits)
-        types = answer_type_terms(base, stem)
         slack: frozenset[str] = frozenset()
         agrees = None
         if not period and result.hits and version_head(result.hits[0], result.hits[:top_k],

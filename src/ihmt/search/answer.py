@@ -120,7 +120,8 @@ def finish(result: SearchResult, *, terms: list[str], idf: dict[str, float], n_l
            cfg: Config, top_k: int, answer_value: str | None = None,
            types: frozenset[str] = frozenset(), stemmer: str = "english",
            no_rival: Callable[[Hit, Hit], bool] | None = None,
-           slack: frozenset[str] = frozenset(), now: bool = False) -> SearchResult:
+           slack: frozenset[str] = frozenset(), now: bool = False,
+           inherited: frozenset[str] = frozenset()) -> SearchResult:
     """Decide the status and cut to ``top_k``. ``answer_value``: the hits already lead with
     the answer of a version group (:mod:`ihmt.search.topic`); it is the message."""
     if answer_value is not None and result.hits:
@@ -136,5 +137,5 @@ def finish(result: SearchResult, *, terms: list[str], idf: dict[str, float], n_l
         return result
     result.hits = result.hits[:top_k]
     assess(result, terms, idf, n_leaves, cfg, types, stemmer, no_rival=no_rival, slack=slack,
-           now=now)
+           now=now, inherited=inherited)
     return result

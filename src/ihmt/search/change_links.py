@@ -240,9 +240,13 @@ def sibling(n: Note, o: Note, subject: set[str], uses: frozenset[str],
     if any(head in subject and own(q) and any(h == head for h, _ in o.of)
            for head, q in n.of):
         return True
-    seq = n.seq
+    # (where a subject word first stands: a note names its thing with its qualifier the
+    # first time; a later mention may be inside the new value, "moved to Help Scout saved
+    # replies")
+    seq, seen = n.seq, set()
     for i, t in enumerate(seq):
-        if t in subject and i > 0:
-            if own(seq[i - 1]):
+        if t in subject and t not in seen:
+            seen.add(t)
+            if i > 0 and own(seq[i - 1]):
                 return True
     return False

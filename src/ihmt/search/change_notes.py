@@ -210,8 +210,9 @@ _PARTICIPLE = re.compile(r"-\w*(?:ed|ing|en|wn)$")
 
 # A word qualified by the one after "de"/"of": "el servicio de notificaciones", "the team
 # of payments" (folded text).
+# (the qualifier is looked ahead at: it may head the next pair, "retención de logs de prod")
 _OF = re.compile(r"\b(\w[\w-]*)\s+(?:de|del|of)\s+(?:la\s+|el\s+|los\s+|las\s+|the\s+)?"
-                 r"(\w[\w-]*)")
+                 r"(?=(\w[\w-]*))")
 
 
 # What a change is said to hold for alone: "only in staging", "just for the EU cluster",
@@ -227,6 +228,7 @@ _ONLY = re.compile(
     r"(?!\s+(?:in|on|at|for|en|para)\b)")
 
 
+_FROM_DE = re.compile(r"(?:from|de)\s")
 # after "from X": the place a change put it ("went from X to Y", "de X a Y")
 _FROM_TO = lazy(r"(?:\s+[\w.+#-]+){0,2}\s+(?:to|into|onto)\b")
 
@@ -330,8 +332,10 @@ def read_note(text: str, stemmer: str) -> Note:
                 note.new.update(tokenize(slot.group(1), stemmer))
         cues = list(CUE.finditer(clause))
         for m in cues:  # the words that say it, not what stands between them ("handed
-            # the team over to", "migración del correo ... completada")
-            note.cues.update(tokenize(m.group(), stemmer)[:1])
+            # the team over to", "migración del correo ... completada"); nor what follows
+            # "from" or "de" ("de staging bajada a": the old value, or a qualifier)
+            if not _FROM_DE.match(m.group()):
+                note.cues.update(tokenize(m.group(), stemmer)[:1])
         cue = cues[0] if cues else None
         if cue is None:
             if said and not still and REASON.search(clause):  # "; Clerk could not keep up"

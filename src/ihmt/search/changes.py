@@ -492,6 +492,22 @@ def version_head(best: Hit, hits: list[Hit], *, flagged: bool = True) -> bool:
                    for h in hits if h is not best)
 
 
+def earlier_words(best: Hit, hits: list[Hit]) -> frozenset[str]:
+    """The words of the question that the earlier versions of ``best`` among ``hits`` (those
+    a change linked to it, and theirs in turn) matched: "the shared vault is Bitwarden
+    now" answers "where does the team keep shared credentials?" as "Team passwords are
+    kept in LastPass shared folders" did, though it says no "team" nor "keep"."""
+    out: set[str] = set()
+    heads, seen = {best.id}, {best.id}
+    while heads:
+        prior = [h for h in hits if h.superseded_by in heads and h.id not in seen]
+        heads = {h.id for h in prior}
+        seen |= heads
+        for h in prior:
+            out.update(h.matched)
+    return frozenset(out)
+
+
 def no_rival(terms: set[str], stemmer: str) -> Callable[[Hit, Hit], bool]:
     """For a question about now: whether a runner-up gives no other answer than ``best``.
 

@@ -59,6 +59,43 @@ _INTENTS: list[tuple[str, re.Pattern[str]]] = [
     ("commute", lazy(
         r"\b(how (do|did) i (get|go|travel|commute) to (the office|work)|how (do|did) i commute"
         r"|my commute|como (voy|iba|llego|llegaba) (a la oficina|al trabajo)|mi trayecto)\b")),
+    # The user's own things and services.
+    ("phone number", lazy(
+        r"\b((what|which) is my (mobile |cell |phone )*number|what'?s my (mobile |cell |phone )"
+        r"*number|my (mobile |cell )?(phone )?number|(cual|que) es mi (numero|movil|telefono)"
+        r"|mi numero( de (telefono|movil|celular))?|(que|cual) numero tengo)\b")),
+    ("phone", lazy(
+        r"\b((what|which) (phone|smartphone|mobile|cell ?phone) (do|did|am|was|have) i"
+        r"|my (current )?(phone|smartphone)\b(?! number)|que (movil|telefono|celular|smartphone)"
+        r" (tengo|tenia|uso|usaba|llevo))\b")),
+    ("computer", lazy(
+        r"\b((what|which) (laptop|computer|machine|notebook|workstation) (do|did|am|was|have)"
+        r" i|my (work |personal |current |own )?(laptop|computer|machine|notebook|workstation)"
+        r"|(que|cual es mi|mi) (portatil|ordenador|computadora)|con que (portatil|ordenador)"
+        r" (trabajo|trabajaba))\b")),
+    ("car", lazy(
+        r"\b((what|which) (car|vehicle) (do|did|am|was|have) i|what (do|did) i drive"
+        r"|my (current )?car\b|(que|cual es mi|mi) (coche|carro|auto|vehiculo)"
+        r"|que conduzco)\b")),
+    ("dentist", lazy(
+        r"\b((who'?s|who is|who was) my dentist|(what|which) dentist (do|did|am|was) i|my dentist"
+        r"|(que|a que|cual es mi|mi) dentista|quien es mi dentista)\b")),
+    ("doctor", lazy(
+        r"\b((who'?s|who is|who was) my (family |regular |usual )?(doctor|gp|physician)"
+        r"|my (family |regular |usual )?(doctor|gp)\b|(que|cual es mi|quien es mi|mi) "
+        r"(medico|medica|doctor|doctora)( de cabecera| de familia)?)\b")),
+    ("gym", lazy(
+        r"\b((what|which) gym (do|did|am|was|have) i|my gym|(que|a que|cual es mi|mi) gimnasio)\b")),
+    ("bank", lazy(
+        r"\b((what|which) bank (do|did|am|was|have) i|my bank\b|(que|cual es mi|mi) banco\b)")),
+    ("internet", lazy(
+        r"\b((what|which|who'?s|who is) (is )?(my |our )?(internet|broadband|fibre|fiber|isp)"
+        r"( provider| company)?|my (internet|broadband|isp)( provider)?|(que|cual es (la|mi|el))"
+        r" (compania|operador|proveedor) de (internet|fibra)|(mi|nuestro) (operador|proveedor)"
+        r" de (internet|fibra)|que (internet|fibra) tenemos)\b")),
+    ("diet", lazy(
+        r"\b(what (do|am) i eat(ing)?|my diet|diet-?wise|(que|cual es mi|mi) dieta"
+        r"|que dieta (sigo|hago|llevo))\b")),
     ("schedule", lazy(
         r"\b((when|what time) (is|was) (the )?(daily )?(standup|stand-up)|when does the"
         r" (daily )?standup|at what time do we have (the )?standup|a que hora (es|era|empieza)"

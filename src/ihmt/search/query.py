@@ -35,6 +35,7 @@ from .changes import (
     FOLLOW_MAX_WORDS,
     FOLLOW_TERMS,
     changes_first,
+    earlier_words,
     no_rival,
     quote,
     rarest,
@@ -168,6 +169,7 @@ class Searcher:
                 _unflag(hits, before)
         result.hits = scoped.in_scope_first(hits)
         slack: frozenset[str] = frozenset()
+        inherited: frozenset[str] = frozenset()
         agrees = None
         if not period and result.hits and version_head(result.hits[0], result.hits[:top_k],
                                                        flagged=False):
@@ -176,11 +178,12 @@ class Searcher:
             # a runner-up naming the same value, or only a plan, is no rival answer.
             slack = types | (frozenset(words) & use_verbs(stem))
             agrees = no_rival(set(words), stem)
+            inherited = earlier_words(result.hits[0], result.hits[:top_k])
         if value is None:
             ours_first(result, base)
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value, types=types, stemmer=stem,
-               no_rival=agrees, slack=slack,
+               no_rival=agrees, slack=slack, inherited=inherited,
                now=not period and not asks_about_past(base))
         if grouped is not None:
             from . import topic  # already loaded by self._topic
@@ -269,6 +272,8 @@ class Searcher:
             annotate(newer, self.timeline, self.excerpt)
             group = sorted(group + newer, key=lambda h: (h.date or "", h.id))
             can = topic.leaders(group, set(sources), vset, attribute)
+        if not period and not topic.sure_of_thing(group, can, attribute, stem):
+            return None
         lead = topic.lead_of(group, period, can=can)
         older: list[Hit] = []
         if period and lead is not None and (lead.date or "")[:10] > period[1]:

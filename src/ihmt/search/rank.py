@@ -41,7 +41,8 @@ def _weights(q: list[str], idf: dict[str, float], n_leaves: int) -> dict[str, fl
 def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leaves: int,
            cfg: Config, types: frozenset[str] = frozenset(), stemmer: str = "english",
            *, no_rival: Callable[[Hit, Hit], bool] | None = None,
-           slack: frozenset[str] = frozenset(), now: bool = False) -> None:
+           slack: frozenset[str] = frozenset(), now: bool = False,
+           inherited: frozenset[str] = frozenset()) -> None:
     """Set ``status``, ``confidence`` and ``message`` of ``result`` in place. ``types``: the
     query's words for the kind of its answer (:mod:`ihmt.search.asked`): where the best
     memory lacks them but names something the query does not, they weigh less in the
@@ -51,7 +52,9 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
     :func:`ihmt.search.changes.version_head`). ``no_rival(best, other)``: True for a
     runner-up that gives no other answer (:func:`ihmt.search.changes.no_rival`). ``now``:
     the query asks about the present (it names no period), so an outdated best memory is
-    no FOUND answer."""
+    no FOUND answer. ``inherited``: query words the best memory's earlier versions matched
+    (it is the newest of versions a change linked: it says what became of the thing they
+    named, in words of its own); they count as its own."""
     hits = result.hits
     if not hits:
         result.status = "NOT_FOUND"
@@ -61,11 +64,12 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
     q = list(dict.fromkeys(terms))
     weights = _weights(q, idf, n_leaves)
     best = hits[0]
+    matched = set(best.matched) | (inherited & set(q))
     if slack:
-        weights = {t: w * (TYPE_WEIGHT if t in slack and t not in best.matched else 1.0)
+        weights = {t: w * (TYPE_WEIGHT if t in slack and t not in matched else 1.0)
                    for t, w in weights.items()}
     total = sum(weights.values()) or 1.0
-    coverage = sum(weights[t] for t in set(best.matched) if t in weights) / total
+    coverage = sum(weights[t] for t in matched if t in weights) / total
     s1 = best.score
     # Superseded memories are history, shown with their correction: not rivals; nor is
     # another project's memory listed beside an answer in scope (ihmt.search.scoped).
@@ -78,18 +82,18 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
     # something the query does not, is no sign of a stray match ("which bundler ..." for
     # "The frontend: Rspack -> esbuild"). The confidence above still counts it in full: a
     # missing word is no evidence of the right memory either.
-    lacking = [t for t in types if t in weights and t not in best.matched]
+    lacking = [t for t in types if t in weights and t not in matched]
     if lacking and names_beyond(best.text, set(q), stemmer):
         weights = {t: w * (TYPE_WEIGHT if t in lacking else 1.0) for t, w in weights.items()}
-        coverage = sum(weights[t] for t in set(best.matched) if t in weights) / \
+        coverage = sum(weights[t] for t in matched if t in weights) / \
             (sum(weights.values()) or 1.0)
-    strong = [t for t in best.matched if weights.get(t, 0) >= 0.5 * max(weights.values())]
-    stray = len(q) >= 2 and (coverage < 0.3 or (len(set(best.matched)) == 1 and coverage < 0.5
+    strong = [t for t in matched if weights.get(t, 0) >= 0.5 * max(weights.values())]
+    stray = len(q) >= 2 and (coverage < 0.3 or (len(matched) == 1 and coverage < 0.5
                                                  and not strong))
     if stray or coverage < 0.2:
         result.status = "NOT_FOUND"
         result.message = ("no memory matches this query; the closest entries share only "
-                          f"'{', '.join(best.matched)}' with it")
+                          f"'{', '.join(sorted(matched))}' with it")
         return
     rivals = [h for h in current if h.score >= s1 * (1.0 - cfg.ambiguity_margin)]
     if result.confidence < cfg.confidence_threshold or rivals:

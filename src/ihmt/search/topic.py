@@ -34,17 +34,20 @@ from collections.abc import Callable
 
 from ..model import Hit
 from ..text import clip_shown, fold, tokenize
-from .change_notes import use_verbs
+from .change_notes import read_note, use_verbs
 from .change_words import CALENDAR, only_plans
 from .topic_words import (
     AMBIGUOUS,
     CHANGE,
+    ELSEWHERE,
     FORMER,
     MEDIA,
     OTHERS,
     PERSONAL,
     REJECT,
+    THINGS,
     TOOL_ATTRIBUTES,
+    VALUE_SHAPE,
     VALUE_WORDS,
     VOCABULARY,
     WEAK,
@@ -52,6 +55,7 @@ from .topic_words import (
     in_context,
     mere_mention,
     others_role,
+    someone_elses,
     speaks_of_going,
     theirs,
 )
@@ -106,6 +110,13 @@ def states_something(text: str, stated: bool = False) -> bool:
                 or theirs(folded) or (not stated and mere_mention(folded)))
 
 
+def _replaces(text: str) -> bool:
+    """Whether a memory says a change done: its "old" is what the change replaced ("IT
+    replaced my old machine with a Framework"), not a mention of the past."""
+    note = read_note(text, "english")
+    return bool(note.cues) and not note.hedged
+
+
 def version_group(candidates: list[Hit], fact_sources: list[str],
                   make_hit: Callable[[str], Hit | None],
                   saved_at: Callable[[str], str] = lambda _id: "", *, attribute: str = "",
@@ -138,7 +149,11 @@ def version_group(candidates: list[Hit], fact_sources: list[str],
         text = h.excerpt or h.text
         if not states_something(text, stated=h.id in fact_sources):
             continue
-        if h.id not in fact_sources and FORMER.search(fold(text)):
+        folded = fold(text)
+        if h.id not in fact_sources and (
+                (FORMER.search(folded) and not _replaces(text))
+                or (attribute in ELSEWHERE and ELSEWHERE[attribute].search(folded))
+                or (attribute in PERSONAL and someone_elses(folded))):
             continue
         words = vocab & set(h.matched)
         if h.id not in fact_sources and words and words <= ambiguous \
@@ -146,8 +161,11 @@ def version_group(candidates: list[Hit], fact_sources: list[str],
             continue
         if h.id not in fact_sources and words and words <= weak and \
                 not VALUE_WORDS.get(attribute, frozenset()) & set(re.findall(r"[a-z]+",
-                                                                           fold(text))):
-            continue  # found by a word other topics use as much, naming none of its values
+                                                                           fold(text))) \
+                and not (attribute in THINGS and about_me(text) and _replaces(text)):
+            # found by a word other topics use as much, naming none of its values (but "IT
+            # replaced my old machine with a Framework" is about the user's laptop)
+            continue
         group.append(h)
     days: dict[str, int] = {}
     for h in group:
@@ -277,6 +295,8 @@ def may_lead(h: Hit, values: set[str], vocab_hits: int, sources: set[str],
         return False
     if only_plans(fold(text)):
         return False
+    if attribute in VALUE_SHAPE and not VALUE_SHAPE[attribute].search(text):
+        return False  # ("my new phone is a Pixel 8" gives no phone number)
     if {v for v in values if fold(v) not in CALENDAR}:
         return attribute != "commute" or speaks_of_going(text)
     words = VALUE_WORDS.get(attribute)
@@ -353,6 +373,23 @@ def answers_else(lead: Hit, beyond: set[str], others: list[Hit], stemmer: str) -
     nothing. (A word no memory holds tells nothing: "voy" of "¿cómo voy a la oficina?".)"""
     told = beyond & {t for h in others if h is not lead for t in h.matched}
     return bool(told) and not told & set(tokenize(lead.text or lead.excerpt or "", stemmer))
+
+
+def sure_of_thing(group: list[Hit], can: list[bool], attribute: str, stemmer: str) -> bool:
+    """For a thing or service the user has (:data:`THINGS`: any note may name a laptop, a
+    bank or a gym), whether the group may answer: its newest member that may lead is its
+    only one, or says a change done (:func:`ihmt.search.change_notes.read_note`: "IT swapped
+    my laptop for a MacBook"; no plan, wish or attempt).
+    Otherwise no older member answers in its place: the ordinary ranking does."""
+    if attribute not in THINGS:
+        return True
+    i = next((i for i in range(len(group) - 1, -1, -1) if can[i]), None)
+    if i is None:
+        return False
+    if len(group) == 1:
+        return True
+    note = read_note(group[i].text or group[i].excerpt or "", stemmer)
+    return bool(note.changed) and not note.hedged
 
 
 def lead_of(group: list[Hit], period: tuple[str, str] | None,

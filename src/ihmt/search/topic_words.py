@@ -55,6 +55,27 @@ VOCABULARY: dict[str, str] = {
                "patinete tranvía tranvia moto",
     "schedule": "standup stand-up daily meeting "
                 "daily reunión reunion standup",
+    # The user's own things and services: a question names the thing ("what laptop do I
+    # have?"), the change names the new one ("IT swapped my laptop for a MacBook").
+    "computer": "laptop laptops computer notebook macbook thinkpad workstation desktop "
+                "machine pc imac portatil portátil ordenador computadora",
+    "phone": "phone phones smartphone iphone pixel galaxy android handset mobile "
+             "movil móvil telefono teléfono celular smartphone",
+    "phone number": "number numbers phone mobile sim cell "
+                    "numero número telefono teléfono movil móvil celular",
+    "car": "car cars vehicle drive driving drove hatchback estate suv "
+           "coche coches conduzco conducir carro auto vehiculo vehículo",
+    "doctor": "doctor gp physician surgery practice "
+              "medico médico medica médica doctora cabecera ambulatorio consultorio",
+    "dentist": "dentist dentists dental dentista dentistas odontologo odontólogo odontologa",
+    "gym": "gym gyms fitness membership workout "
+           "gimnasio gimnasios gym cuota",
+    "bank": "bank banks banking account "
+            "banco bancos cuenta",
+    "internet": "internet broadband fibre fiber isp router wifi provider "
+                "fibra operador proveedor router wifi compañía compania",
+    "diet": "diet vegan vegetarian pescatarian keto meat eat eating "
+            "dieta vegano vegana vegetariano vegetariana carne",
 }
 
 # Words of an attribute's vocabulary that other topics use as much ("the nightly report
@@ -63,6 +84,15 @@ VOCABULARY: dict[str, str] = {
 # (:data:`VALUE_WORDS`) or the timeline knows it.
 WEAK: dict[str, str] = {
     "ci": "build builds built jobs job pipeline pipelines integration integración integracion",
+    "computer": "machine pc",
+    "phone": "mobile movil móvil",
+    "phone number": "sim cell",
+    "car": "drive driving drove estate",
+    "doctor": "surgery practice",
+    "gym": "membership workout cuota",
+    "bank": "account cuenta",
+    "internet": "provider wifi router operador proveedor compañía compania",
+    "diet": "meat eat eating carne",
     "runtime": "version upgraded upgrade bumped services versión actualizamos subimos "
                "servicios",
 }
@@ -141,6 +171,8 @@ VALUE_WORDS = {
         goland clion gedit xcode netbeans notepad""".split()),
     "ci": frozenset("""jenkins travis circleci buildkite drone teamcity bamboo gitlab
         github""".split()),
+    "diet": frozenset("""vegan vegetarian pescatarian keto paleo omnivore flexitarian
+        vegano vegana vegetariano vegetariana flexitariano flexitariana""".split()),
     # Package managers are written in lower case: not names the value finder sees.
     "package manager": frozenset("""npm pnpm yarn bun pip pipenv poetry uv conda cargo
         composer bundler maven gradle nuget""".split()),
@@ -179,7 +211,29 @@ _PERSON_BEFORE = re.compile(r"\b(?:with|con|and|y|to|a|for|para|told|asked|met|c
 
 # Attributes of the user's own state (a team's CI, runtime, package manager, stack and
 # standup change without anyone saying "I").
-PERSONAL = frozenset({"employer", "location", "manager", "editor", "commute"})
+PERSONAL = frozenset({"employer", "location", "manager", "editor", "commute", "computer",
+                      "phone", "phone number", "car", "doctor", "dentist", "gym", "bank",
+                      "internet", "diet"})
+# Of those, the things and services the user has: any note may name a laptop, a bank or a
+# gym, so a member leads only where it speaks of the user or of a change
+# (:func:`ihmt.search.topic.may_lead`).
+THINGS = frozenset({"computer", "phone", "phone number", "car", "doctor", "dentist", "gym",
+                    "bank", "internet", "diet"})
+# Words that put a memory about one of these on another thing: the dentist is no family
+# doctor ("ahora voy al doctor Iriarte" of a dentist), a phone number no phone.
+ELSEWHERE: dict[str, re.Pattern[str]] = {
+    "doctor": re.compile(r"\b(?:dentist\w*|dental|odontolog\w*|vet|vets|veterinari\w*|"
+                         r"pediatr\w*|paediatr\w*|physio\w*|fisio\w*|optician|oculista|"
+                         r"psicolog\w*|psycholog\w*|therapist|terapeuta)\b"),
+    "phone": re.compile(r"\b(?:number|numero|sim|plan|tarifa|contract|contrato)\b"),
+    "computer": re.compile(r"\b(?:coffee|cafe|espresso|washing|build|ci|runner|server|"
+                           r"servidor|virtual|vm|test\s+device)\b"),
+    "gym": re.compile(r"\b(?:pool|piscina|swimming|yoga\s+studio)\b"),
+}
+# Where a value must look like one: a phone number holds six digits or more.
+VALUE_SHAPE: dict[str, re.Pattern[str]] = {
+    "phone number": re.compile(r"\+?\d[\d \-().]{4,}\d"),
+}
 # Attributes whose ambiguous words are values themselves (a product name, not a title).
 TOOL_ATTRIBUTES = frozenset({"editor"})
 _EMPLOYED_AS = re.compile(
@@ -295,6 +349,16 @@ _I = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us|yo|m
 _I_VERB_FIRST = re.compile(
     r"^\W*(?:left|quit|joined|moved|started|starting|switched|said|signed|accepted|"
     r"handed|resigned|relocated|finished|dejé|deje|empecé|empece|entré|entre|fiché|fiche)\b")
+
+
+# Somebody else's, said of them by name: "Jonas sold his bike and now takes the tram".
+HIS_HER = re.compile(r"\b(?:his|her|hers|himself|herself)\b")
+
+
+def someone_elses(folded: str) -> bool:
+    """Whether a (folded) memory speaks of a third person's things ("his", "her") and not
+    of the user's (no "I", "my", "we")."""
+    return bool(HIS_HER.search(folded)) and not _I.search(folded)
 
 
 def theirs(folded: str) -> bool:

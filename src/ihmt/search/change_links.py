@@ -12,7 +12,8 @@ import re
 from collections.abc import Callable
 
 from ..model import Hit
-from .change_notes import Note, number_terms, same_unit, use_verbs
+from .change_figures import number_terms, same_unit
+from .change_notes import Note, use_verbs
 
 _YEAR = re.compile(r"(?:19|20)\d\d")
 

@@ -56,6 +56,7 @@ from typing import Any
 from ..model import Hit
 from ..text import clip_shown, fold, tokenize
 from .aliases import canon
+from .change_figures import NAMED_FIGURE
 from .change_links import (
     NAMED,
     POSSIBLY,
@@ -66,7 +67,6 @@ from .change_links import (
     sibling,
 )
 from .change_notes import (
-    NAMED_FIGURE,
     Note,
     read_note,
     states_of,

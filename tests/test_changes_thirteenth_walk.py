@@ -17,7 +17,14 @@ served stale or refused, in words of their own:
   mention inside the new value ("moved to Gorgias saved templates") makes it no other thing;
 - "X de Y de Z" qualifies each word by the next ("retención de backups de preproducción"
   is no news of the backups of production), and "de staging bajada a" is no word of change
-  about staging (only "from"/"de" + the old value said so).
+  about staging (only "from"/"de" + the old value said so);
+- a change said of "it" or "they" changes the thing named in the clause before ("Friday
+  retros kept clashing with the freeze. From now on it happens on the first Tuesday");
+- a note found by the answer's own words that moves the one thing both name to another day
+  ("el concierto se aplaza al 21 de junio" after "El concierto de Marta es el 3 de mayo")
+  flags the earlier date: no confident answer with it;
+- "May" after a number or a preposition of time, or before a number, is the month, no
+  hedge ("the defence got pushed back to 2 May").
 """
 
 from __future__ import annotations
@@ -154,3 +161,39 @@ def test_a_change_of_the_preproduction_backups_is_no_news_of_production(
     res = m.search("¿Cuánto tiempo guardamos los backups de producción?")
     assert res.hits[0].text == now
     assert not res.hits[0].outdated
+
+
+def test_a_change_said_of_it_changes_what_the_clause_before_named(tmp_path: Path) -> None:
+    old = "The monthly retro is on the last Friday afternoon."
+    new = ("Friday retros kept clashing with the release freeze. From now on it happens on "
+           "the first Tuesday.")
+    m = _store(tmp_path, (old, "2022-09-19"), (new, "2023-02-27"),
+               ("Quarterly planning moved to the second Monday.", "2023-03-06"))
+    res = m.search("When is the monthly retro?")
+    assert res.hits[0].text == new
+    assert next(h for h in res.hits if h.text == old).outdated
+
+
+def test_a_date_moved_in_a_note_that_does_not_name_the_person_flags_the_old_one(
+        tmp_path: Path) -> None:
+    old = "El concierto de Marta es el 3 de mayo."
+    m = _store(tmp_path, (old, "2023-03-01"),
+               ("Cambio de planes: el concierto se aplaza al 21 de junio por la lluvia.",
+                "2023-04-10"),
+               ("La cena de empresa es el 2 de junio.", "2023-04-22"))
+    res = m.search("¿Cuándo toca Marta?")
+    assert res.status != "FOUND" or res.hits[0].text != old
+    assert next(h for h in res.hits if h.text == old).outdated
+
+
+def test_may_after_a_number_is_the_month(tmp_path: Path) -> None:
+    old = "Omar's thesis defence is on 14 March."
+    new = "Bad news: the defence got pushed back to 2 May, one examiner is ill."
+    m = _store(tmp_path, (old, "2023-03-01"), (new, "2023-03-05"),
+               ("The lab party is on 20 April.", "2023-03-08"))
+    res = m.search("When does Omar defend his thesis?")
+    assert res.hits[0].text == new
+    assert next(h for h in res.hits if h.text == old).outdated
+    from ihmt.search.change_words import NOT_DONE
+    assert NOT_DONE.search("we may move ci to drone")
+    assert not NOT_DONE.search("the launch slipped to may 14")

@@ -163,6 +163,7 @@ _ONLY = re.compile(
     r"(?!\s+(?:in|on|at|for|en|para)\b)")
 
 
+_ANAPHOR = re.compile(r"\b(?:it|they)\b")  # (folded: a clause that names its thing so)
 _FROM_DE = re.compile(r"(?:from|de)\s")
 # after "from X": the place a change put it ("went from X to Y", "de X a Y")
 _FROM_TO = lazy(r"(?:\s+[\w.+#-]+){0,2}\s+(?:to|into|onto)\b")
@@ -246,7 +247,9 @@ def read_note(text: str, stemmer: str) -> Note:
     note.hedged = hedged(folded)
     said = False  # the clause before said a change
     reason: list[str] = []  # the terms of a clause of no change that a consequence follows
+    last: list[str] = []  # the terms of the clause before
     for clause, after in _clauses(folded):
+        before, last = last, tokenize(clause, stemmer)
         figures, named = figures_of(clause, stemmer)
         note.figures |= figures
         note.named |= named
@@ -289,7 +292,11 @@ def read_note(text: str, stemmer: str) -> Note:
         reason = tokenize(clause, stemmer) if after and CONSEQUENCE.fullmatch(after) and \
             not said and not still else []
         if said:
-            note.changed.update(tokenize(clause, stemmer))
+            note.changed.update(last)
+            if _ANAPHOR.search(clause):
+                # the thing changed is named in the clause before ("Monday planning never
+                # worked. From now on it happens Thursday afternoons")
+                note.changed.update(before)
             note.changed_figures |= figures
             # a number said alone in the change, of a thing the clause names ("subimos el
             # pool de conexiones a cincuenta"): a figure of each word of the clause

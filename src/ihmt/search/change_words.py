@@ -248,8 +248,13 @@ GONE_WORDS = lazy(
 # A change that did not happen, or not yet: plans, wishes, conditions, attempts undone
 # (looked for up to the end of the change's own word, "not moving" included: "Postgres
 # could not scale" after it is a reason).
+# ("may" is the month after a number or a preposition of time, or before a number: "pushed
+# back to 2 May", "in May", "May 14")
+_MAY_MODAL = (r"(?<!\d\s)(?<!\d)(?<!\bin\s)(?<!\bon\s)(?<!\bby\s)(?<!\bto\s)(?<!\bof\s)"
+              r"(?<!until\s)(?<!since\s)(?<!early\s)(?<!\blate\s)(?<!\bmid\s)(?<!\bmid-)"
+              r"(?<!\bfrom\s)(?<!\bnext\s)(?<!\blast\s)may(?!\s*\d)")
 NOT_DONE = lazy(
-    r"\b(?:might|may|maybe|could|would|should|shall|will|won'?t|going\s+to|gonna|plan|plans"
+    r"\b(?:might|" + _MAY_MODAL + r"|maybe|could|would|should|shall|will|won'?t|going\s+to|gonna|plan|plans"
     r"|planning|planned|want(?:s|ed)?\s+to|thinking\s+(?:of|about)|consider(?:ing|ed)?"
     r"|propos(?:e|ed|al)|suggest(?:ed|s)?|pending|if|unless|whether|tried|trying|attempted"
     r"|reverted"

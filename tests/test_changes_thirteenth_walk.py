@@ -24,7 +24,12 @@ served stale or refused, in words of their own:
   ("el concierto se aplaza al 21 de junio" after "El concierto de Marta es el 3 de mayo")
   flags the earlier date: no confident answer with it;
 - "May" after a number or a preposition of time, or before a number, is the month, no
-  hedge ("the defence got pushed back to 2 May").
+  hedge ("the defence got pushed back to 2 May");
+- a later note found by the answer's own words that shares a word with it but names another
+  thing of the kind ("media bucket is in eu-north-1 now" after "moved the snapshots bucket
+  to ca-central-1") does not go first as a possible change;
+- a commit's subject says what the commit did ("commit 4be21a: move the nightly reindex to
+  03:15"), and a commit's hash names no thing whose number the change would be.
 """
 
 from __future__ import annotations
@@ -197,3 +202,33 @@ def test_may_after_a_number_is_the_month(tmp_path: Path) -> None:
     from ihmt.search.change_words import NOT_DONE
     assert NOT_DONE.search("we may move ci to drone")
     assert not NOT_DONE.search("the launch slipped to may 14")
+
+
+def test_a_later_note_of_another_bucket_does_not_go_first(tmp_path: Path) -> None:
+    other = "media bucket is in eu-north-1 now, closer to the CDN origin"
+    m = _store(tmp_path, ("The snapshots bucket lives in us-west-2.", "2022-12-05"),
+               ("ana: moved the snapshots bucket to ca-central-1 yesterday, retention copied "
+                "over", "2023-02-14"), (other, "2023-03-02"))
+    res = m.search("Which region holds our database snapshots?")
+    assert res.hits[0].text != other
+    assert "ca-central-1" in res.hits[0].text
+
+
+@pytest.mark.parametrize("subject", [
+    "commit 4be21a: move the nightly reindex to 03:15 so it stops overlapping the dump",
+    "commit 4be21a: the nightly reindex moved to 03:15 so it stops overlapping the dump",
+])
+def test_a_commit_subject_changes_what_it_names(tmp_path: Path, subject: str) -> None:
+    old = "The nightly reindex job runs at 01:00."
+    m = _store(tmp_path, (old, "2023-01-30"), (subject, "2023-09-14"),
+               ("Tip: the reindex logs are in /var/log/search.", "2023-09-20"))
+    res = m.search("When does the nightly reindex run?")
+    assert res.hits[0].text == subject
+    assert next(h for h in res.hits if h.text == old).outdated
+
+
+def test_a_ticket_title_is_no_commit() -> None:
+    from ihmt.search.change_words import CUE
+    assert CUE.search("commit: 'mueve el cron de limpieza a las 04:30'")
+    assert CUE.search("feat(api): raise the public rate limit to 300")
+    assert not CUE.search("mob-812: move v3 release to 18 april")

@@ -19,6 +19,7 @@ from .change_notes import Note, use_verbs
 from .change_words import CALENDAR
 
 _YEAR = re.compile(r"(?:19|20)\d\d")
+_HASH = re.compile(r"(?=[a-f]*\d)(?=\d*[a-f])[0-9a-f]{6,40}")  # "4be21a", "9f1c2e0"
 
 NAMED = "named"  # the later memory names the value it replaced: the earlier is outdated
 POSSIBLY = "possibly"  # a change said without the old value, on firm ground: flagged so
@@ -191,7 +192,8 @@ def numbered_elsewhere(o: Note, n: Note, fresh: set[str]) -> bool:
     bastion runs Debian 12". Such a number replaces a number the earlier gives alone or in
     a unit ("port 22"), not the version of a name."""
     to = (n.moved_to & fresh) - n.kept
-    return bool(to) and all(v.isdigit() for v in to) and bool(fresh - to) and \
+    things = {x for x in fresh - to if not _HASH.fullmatch(x)}  # (a commit's hash is none)
+    return bool(to) and all(v.isdigit() for v in to) and bool(things) and \
         not any(x.isdigit() and u not in o.names for x, u in o.figures)
 
 

@@ -63,8 +63,19 @@ _DONE_WITH = r"(?:is|are|'s|'re|am|'m)\s+done\s+with"
 _LEAVES = (r"(?:deja|dejo|se\s+va\s+de|leaves|is\s+leaving)\s+(?:la\s+|el\s+|the\s+)?"
            r"(?:empresa|equipo|puesto|cargo|company|team|role|job)")
 
+# A commit's subject says what the commit did, in the imperative by custom ("commit: move
+# the cleanup cron to 04:30", "chore(repo): rename trunk to main", "commit: 'mueve el cron
+# a las 04:30'"): done, not a to-do (a ticket's title is one: "MOB-812: move the release").
+_COMMIT_VERBS = ("move|moves|switch|switches|bump|bumps|raise|raises|lower|lowers|rename"
+                 "|renames|replace|replaces|migrate|migrates|set|sets|change|changes"
+                 "|increase|increases|reduce|reduces|drop|drops|upgrade|upgrades|downgrade"
+                 "|downgrades|mueve|cambia|sube|baja|migra|renombra|reemplaza|sustituye"
+                 "|actualiza|pasa")
+_COMMIT = (r"^\W*(?:commit\b[^:\n]{0,24}:|merged?\b[^:\n]{0,40}:|(?:feat|fix|chore|refactor"
+           r"|perf|build|ci|ops)(?:\([^)\n]{0,30}\))?!?:)\s*\W*(?:\S+\s+){0,2}?(?:"
+           + _COMMIT_VERBS + r")\b")
 CUE = lazy(
-    r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing)|replac(?:ed|ing)|swap(?:ped|ping)"
+    _COMMIT + r"|\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing)|replac(?:ed|ing)|swap(?:ped|ping)"
     r"|chang(?:ed|ing)|convert(?:ed|ing)|port(?:ed|ing)|rewr(?:ote|itten)|reescrit[oa]s?|upgrad(?:ed|ing)"
     r"|downgrad(?:ed|ing)|dropp(?:ed|ing)(?!" + FELL + ")|ditch(?:ed|ing)|retir(?:ed|ing)"
     r"|deprecat(?:ed|ing)|bump(?:s|ed|ing)?\b|cancell?ed|decommission(?:ed|ing)|phased\s+out"
@@ -190,8 +201,9 @@ OLD_SLOT = lazy(
     r"|en\s+(?:lugar|vez)\s+de|ya\s+no\s+(?:usamos|tenemos|\w+\s+(?:de|con|en)))\s+"
     # ("ya no tiramos de Kubernetes"; not "ya no mandamos los logs a X": its object)
     r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+|a\s+)?(\w[\w.+#-]*)"
-    # "de MySQL a Postgres", "de 30 a 10" (not "el timeout de pagos a 10 segundos")
-    r"|\bde\s+(\w[\w.+#-]*)\s+a\b(?!\s+\d)|\bde\s+(\d[\w.,:]*)\s+a\b"
+    # "de MySQL a Postgres", "de 30 a 10" (not "el timeout de pagos a 10 segundos", "el
+    # cron de limpieza a las 04:30")
+    r"|\bde\s+(\w[\w.+#-]*)\s+a\b(?!\s+(?:las?\s+|los\s+)?\d)|\bde\s+(\d[\w.,:]*)\s+a\b"
     # "he's done with squashing"
     r"|" + _DONE_WITH + r"\s+(?:the\s+|our\s+)?(\w[\w.+#-]*)"
     # the holder going away: "Javier deja la empresa", "Ana leaves the team"

@@ -338,8 +338,13 @@ def _unsettled(out: list[Hit], beyond: list[Hit], notes: dict[str, Note],
         if h.scope != lead.scope or not n.changed or n.hedged or n.kept or \
                 when[h.id] <= when[lead.id]:
             continue
-        if not (first.whole & n.whole) - terms - uses - n.cues - first.cues:
+        shared = (first.whole & n.whole) - terms - uses - n.cues - first.cues
+        if not shared:
             continue
+        if sibling(n, first, shared, uses, stemmer) or named_apart(first, n) or \
+                elsewhere(n, first, terms):
+            continue  # another thing of the kind: "logs bucket is in us-east-2 now" says
+            # nothing of "the backups bucket"
         if (set(lead.matched) & first.values) - n.words:
             continue  # the question asks by a name the later lacks: of another thing ("the
             # Olivo gateway's rate limit" is no news of "the Cobalt service's rate limit")

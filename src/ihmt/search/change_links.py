@@ -247,18 +247,24 @@ def restates(o: Note, n: Note, asked: set[str]) -> bool:
 
 
 def sibling(n: Note, o: Note, subject: set[str], uses: frozenset[str],
-             stemmer: str) -> bool:
+             stemmer: str, *, leading: bool = False) -> bool:
     """Whether ``n`` says, right before a ``subject`` word, a word of its own that ``o``
     lacks and that is neither a value, a word of change nor a verb of use: a word that
     makes the subject another thing ("search" in "the Harbor search service" against "the
     Harbor billing service"), or right after a subject word past "de" or "of", where ``o``
     qualifies that word so too ("el servicio de notificaciones" against "el servicio de
     facturación"). (After it comes what is said of it: "contractors are paid through
-    Remote".)"""
+    Remote".) ``leading``: only a word that opens its phrase ("media bucket is ...", not
+    "Beanstalkd lost jobs"), for subject words no question asked."""
+    numbers = number_terms(stemmer)
+
     def own(w: str) -> bool:  # a word of the later's own that qualifies
         return bool(w) and w not in o.words and w not in subject and w not in n.names and \
             w not in n.cues and w not in uses and not w.isdigit() and \
-            w not in number_terms(stemmer)  # ("five hundred requests")
+            w not in numbers and not (  # ("five hundred requests")
+                "-" in w and all(p in o.words or p in numbers or p.isdigit()
+                                 for p in tokenize(w.replace("-", " "), stemmer)))
+            # ("three-week sprints" after "sprints are three weeks long")
     # (or right after it, past "de" or "of": "el servicio de notificaciones" against "el
     # servicio de facturación")
     if any(head in subject and own(q) and any(h == head for h, _ in o.of)
@@ -271,6 +277,6 @@ def sibling(n: Note, o: Note, subject: set[str], uses: frozenset[str],
     for i, t in enumerate(seq):
         if t in subject and t not in seen:
             seen.add(t)
-            if i > 0 and own(seq[i - 1]):
+            if i > 0 and own(seq[i - 1]) and (not leading or i == 1 or not seq[i - 2]):
                 return True
     return False

@@ -341,7 +341,7 @@ def _unsettled(out: list[Hit], beyond: list[Hit], notes: dict[str, Note],
         shared = (first.whole & n.whole) - terms - uses - n.cues - first.cues
         if not shared:
             continue
-        if sibling(n, first, shared, uses, stemmer) or named_apart(first, n) or \
+        if sibling(n, first, shared, uses, stemmer, leading=True) or named_apart(first, n) or \
                 elsewhere(n, first, terms):
             continue  # another thing of the kind: "logs bucket is in us-east-2 now" says
             # nothing of "the backups bucket"

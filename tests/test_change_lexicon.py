@@ -16,13 +16,13 @@ from ihmt.text import fold
 from .conftest import office_store
 
 _store = office_store
-_LISTS = (lexicon.CHANGE_EN, lexicon.CHANGE_ES, lexicon.CORRECTION_EN, lexicon.CORRECTION_ES)
+_LISTS = lexicon.CHANGE_GROUPS
 
 
 def test_the_built_pattern_agrees_with_the_lists() -> None:
     # (after a change of the lists: python -m ihmt.search.change_lexicon)
     assert built.CHANGE == lexicon.pattern(*_LISTS)
-    assert built.CORRECTION == lexicon.pattern(lexicon.CORRECTION_EN, lexicon.CORRECTION_ES)
+    assert built.CORRECTION == lexicon.pattern(*lexicon.CORRECTION_GROUPS)
 
 
 def test_the_phrases_are_folded_and_each_matches_itself() -> None:

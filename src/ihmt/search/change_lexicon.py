@@ -424,6 +424,43 @@ CORRECTION_ES = _phrases(
 )
 
 
+# A second list (2026-12-06), by another helper who saw nothing of the project: how people
+# note that a thing or a service of their own changed (a gym, a bank, a carrier, a laptop,
+# a course, a subscription). Kept by the same measure; left out besides: bare beginnings
+# ("bought", "got", "joined", "started using": how a conversation tells of anything new),
+# choices ("opted for", "me decanté por", "me quedé con": also how a kept value is said),
+# and what a chat says of anything ("never again", "finished with", "dumped").
+PERSONAL_EN = _phrases(
+    "terminated | terminated my contract with | ended my contract with | let n expire | "
+    "let n lapse | let my n lapse | didn't renew | did not renew | didnt renew | "
+    "cut ties with | parted ways with | pulled the plug on | scrapped | binned | "
+    "uninstalled | handed in my notice | traded n for | traded in n for | exchanged n for | "
+    "gave up n for | made the jump to | jumped ship to | took the plunge with | "
+    "ported my number to | opened an account at | opened an account with | enrolled at | "
+    "enrolled in | subscribed to | started a new job at | started a new role at | "
+    "landed a job at | all in on"
+)
+PERSONAL_ES = _phrases(
+    "me borre de | me desapunte de | me desuscribi de | me sali de | me fui de | "
+    "renuncie a | dimiti | no renove | rescindi | he rescindido | termine con | corte con | "
+    "me deshice de | desinstale | cause baja | me apunte a | me apunte en | me inscribi en | "
+    "me matricule en | me suscribi a | me hice socio de | me hice socia de | "
+    "me hice cliente de | contrate | abri una cuenta en | abri cuenta en | "
+    "porte mi numero a | hice la portabilidad a | me porte a | estrene | me di de alta en | "
+    "me incorpore a | me uni a | me sume a | reemplace | ya estoy con | ya estoy en | "
+    "por fin con | por fin en | llevo un mes con | llevo unas semanas con | hoy en dia"
+)
+PERSONAL_CORRECTION = _phrases(
+    "scratch that | ignore what i said about | it was never | olvida lo de | "
+    "olvidate de lo que dije"
+)
+
+
+# What each built pattern is made of.
+CORRECTION_GROUPS = (CORRECTION_EN, CORRECTION_ES, PERSONAL_CORRECTION)
+CHANGE_GROUPS = (CHANGE_EN, CHANGE_ES, PERSONAL_EN, PERSONAL_ES, *CORRECTION_GROUPS)
+
+
 def _source(name: str, rx: str) -> str:
     """``NAME = (...)``: ``rx`` as raw strings cut after its bars, each line short."""
     lines, line = [], ""
@@ -446,8 +483,8 @@ def main() -> None:
     out.write_text(
         '"""The patterns of :mod:`ihmt.search.change_lexicon`, built: written by\n'
         '``python -m ihmt.search.change_lexicon``; do not edit."""\n\n'
-        + _source("CHANGE", pattern(CHANGE_EN, CHANGE_ES, CORRECTION_EN, CORRECTION_ES))
-        + "\n" + _source("CORRECTION", pattern(CORRECTION_EN, CORRECTION_ES)),
+        + _source("CHANGE", pattern(*CHANGE_GROUPS))
+        + "\n" + _source("CORRECTION", pattern(*CORRECTION_GROUPS)),
         encoding="utf-8")
 
 

@@ -247,15 +247,14 @@ def restates(o: Note, n: Note, asked: set[str]) -> bool:
 
 
 def sibling(n: Note, o: Note, subject: set[str], uses: frozenset[str],
-             stemmer: str, *, leading: bool = False) -> bool:
+             stemmer: str) -> bool:
     """Whether ``n`` says, right before a ``subject`` word, a word of its own that ``o``
     lacks and that is neither a value, a word of change nor a verb of use: a word that
     makes the subject another thing ("search" in "the Harbor search service" against "the
     Harbor billing service"), or right after a subject word past "de" or "of", where ``o``
     qualifies that word so too ("el servicio de notificaciones" against "el servicio de
     facturación"). (After it comes what is said of it: "contractors are paid through
-    Remote".) ``leading``: only a word that opens its phrase ("media bucket is ...", not
-    "Beanstalkd lost jobs"), for subject words no question asked."""
+    Remote".)"""
     numbers = number_terms(stemmer)
 
     def own(w: str) -> bool:  # a word of the later's own that qualifies
@@ -277,6 +276,6 @@ def sibling(n: Note, o: Note, subject: set[str], uses: frozenset[str],
     for i, t in enumerate(seq):
         if t in subject and t not in seen:
             seen.add(t)
-            if i > 0 and own(seq[i - 1]) and (not leading or i == 1 or not seq[i - 2]):
+            if i > 0 and own(seq[i - 1]):
                 return True
     return False

@@ -338,13 +338,12 @@ def _unsettled(out: list[Hit], beyond: list[Hit], notes: dict[str, Note],
         if h.scope != lead.scope or not n.changed or n.hedged or n.kept or \
                 when[h.id] <= when[lead.id]:
             continue
-        shared = (first.whole & n.whole) - terms - uses - n.cues - first.cues
-        if not shared:
+        if not (first.whole & n.whole) - terms - uses - n.cues - first.cues:
             continue
-        if sibling(n, first, shared, uses, stemmer, leading=True) or named_apart(first, n) or \
-                elsewhere(n, first, terms):
-            continue  # another thing of the kind: "logs bucket is in us-east-2 now" says
-            # nothing of "the backups bucket"
+        # (whether the later is another thing of the kind is not asked here: in talk, the
+        # doubt a later note sharing a word casts keeps a stray answer from being served
+        # as sure: on LoCoMo, asking it made the hooks inject more at a lower precision,
+        # 0.874 -> 0.843)
         if (set(lead.matched) & first.values) - n.words:
             continue  # the question asks by a name the later lacks: of another thing ("the
             # Olivo gateway's rate limit" is no news of "the Cobalt service's rate limit")

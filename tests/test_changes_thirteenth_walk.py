@@ -27,6 +27,8 @@ served stale or refused, in words of their own:
   hedge ("the defence got pushed back to 2 May");
 - a hyphenated description made of the earlier's own words ("three-week sprints" after
   "sprints are three weeks long") is no word that makes the subject another thing;
+- a question word the answer holds only in another word of its group ("RAM" for "memory
+  limit", "vacation" for "holiday") counts for half in the test for NOT FOUND;
 - a commit's subject says what the commit did ("commit 4be21a: move the nightly reindex to
   03:15"), and a commit's hash names no thing whose number the change would be.
 """
@@ -232,3 +234,15 @@ def test_a_ticket_title_is_no_commit() -> None:
     assert CUE.search("commit: 'mueve el cron de limpieza a las 04:30'")
     assert CUE.search("feat(api): raise the public rate limit to 300")
     assert not CUE.search("mob-812: move v3 release to 18 april")
+
+
+@pytest.mark.parametrize(("question", "note"), [
+    ("How much RAM can the scheduler use?", "The scheduler has a 512 MB memory limit."),
+    ("When is my vacation?", "My holiday starts on 12 August."),
+])
+def test_a_word_said_in_another_word_of_its_group_is_no_stray_match(
+        tmp_path: Path, question: str, note: str) -> None:
+    m = _store(tmp_path, (note, "2024-01-01"))
+    res = m.search(question)
+    assert res.hits[0].text == note
+    assert res.status != "NOT_FOUND"

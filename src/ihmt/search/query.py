@@ -101,6 +101,9 @@ class Searcher:
                               total_leaves=int(root["n_leaves"]), capped=d.capped)
         loader = self._loader(result)
         hits = scoped.label(_hits(d, loader) + _hits(d, loader, d.outside), view, root)
+        # (the query words each hit holds only in another word of their group: "memory"
+        # for "RAM"; they count, for less, in the test for NOT FOUND)
+        loose = {h.id: frozenset(near[t] for t in h.matched if t in near) for h in hits}
         for h in hits:  # found by another word of a query word's group: found by that word
             # (a related word helped it rank; it is not a word of the question, for the
             # confidence nor for the rule of changes)
@@ -184,6 +187,7 @@ class Searcher:
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value, types=types, stemmer=stem,
                no_rival=agrees, slack=slack, inherited=inherited,
+               loose=loose.get(result.hits[0].id, frozenset()) if result.hits else frozenset(),
                now=not period and not asks_about_past(base))
         if grouped is not None:
             from . import topic  # already loaded by self._topic

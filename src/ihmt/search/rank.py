@@ -20,6 +20,8 @@ from .asked import TYPE_WEIGHT, names_beyond
 # Query words are weighed as if the store held at least this many memories, the extra ones
 # containing none of the query's words.
 MIN_WEIGHING_STORE = 10
+RELATED_SHARE = 0.5  # of a query word's weight, where the best memory holds another word
+#   of its group (ihmt.search.related) instead
 
 
 def _document_frequency(weight: float, n: int) -> float:
@@ -42,7 +44,8 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
            cfg: Config, types: frozenset[str] = frozenset(), stemmer: str = "english",
            *, no_rival: Callable[[Hit, Hit], bool] | None = None,
            slack: frozenset[str] = frozenset(), now: bool = False,
-           inherited: frozenset[str] = frozenset()) -> None:
+           inherited: frozenset[str] = frozenset(),
+           loose: frozenset[str] = frozenset()) -> None:
     """Set ``status``, ``confidence`` and ``message`` of ``result`` in place. ``types``: the
     query's words for the kind of its answer (:mod:`ihmt.search.asked`): where the best
     memory lacks them but names something the query does not, they weigh less in the
@@ -54,7 +57,10 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
     the query asks about the present (it names no period), so an outdated best memory is
     no FOUND answer. ``inherited``: query words the best memory's earlier versions matched
     (it is the newest of versions a change linked: it says what became of the thing they
-    named, in words of its own); they count as its own."""
+    named, in words of its own); they count as its own. ``loose``: query words the best
+    memory holds only in another word of their group (:mod:`ihmt.search.related`: "memory"
+    for "RAM"): in the test for NOT FOUND they count :data:`RELATED_SHARE` of their weight
+    (not in the confidence: a looser match is no evidence of the right memory)."""
     hits = result.hits
     if not hits:
         result.status = "NOT_FOUND"
@@ -87,6 +93,9 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
         weights = {t: w * (TYPE_WEIGHT if t in lacking else 1.0) for t, w in weights.items()}
         coverage = sum(weights[t] for t in matched if t in weights) / \
             (sum(weights.values()) or 1.0)
+    near = [t for t in loose if t in weights and t not in matched]
+    if near:
+        coverage += RELATED_SHARE * sum(weights[t] for t in near) / (sum(weights.values()) or 1.0)
     strong = [t for t in matched if weights.get(t, 0) >= 0.5 * max(weights.values())]
     stray = len(q) >= 2 and (coverage < 0.3 or (len(matched) == 1 and coverage < 0.5
                                                  and not strong))

@@ -29,6 +29,10 @@ served stale or refused, in words of their own:
   "sprints are three weeks long") is no word that makes the subject another thing;
 - a question word the answer holds only in another word of its group ("RAM" for "memory
   limit", "vacation" for "holiday") counts for half in the test for NOT FOUND;
+- a verb of use the best memory lacks ("what do we *use* for error tracking?", "how long
+  do we *keep* logs?") weighs a quarter in the test for NOT FOUND, as the word for the
+  kind of answer does, where that memory names something the question does not;
+- unpacking in a city is living there;
 - a commit's subject says what the commit did ("commit 4be21a: move the nightly reindex to
   03:15"), and a commit's hash names no thing whose number the change would be.
 """
@@ -246,3 +250,24 @@ def test_a_word_said_in_another_word_of_its_group_is_no_stray_match(
     res = m.search(question)
     assert res.hits[0].text == note
     assert res.status != "NOT_FOUND"
+
+
+@pytest.mark.parametrize(("question", "note"), [
+    ("What do we use for error tracking?", "Errors from the backend go to Sentry."),
+    ("How long do we keep logs?", "Logs are retained for 30 days."),
+    ("Who handles on-call this week?", "Priya is on call until Sunday."),
+])
+def test_a_verb_of_use_the_answer_lacks_is_how_the_question_asks(
+        tmp_path: Path, question: str, note: str) -> None:
+    m = _store(tmp_path, (note, "2024-01-01"))
+    res = m.search(question)
+    assert res.hits[0].text == note
+    assert res.status == "FOUND"
+
+
+def test_unpacking_in_a_city_is_living_there(tmp_path: Path) -> None:
+    old = "Moved into a flat in Bristol; the rent is fine."
+    new = "Finished unpacking in Glasgow - the new place looks over the river."
+    m = _store(tmp_path, (old, "2022-06-10"), (new, "2024-05-27"))
+    res = m.search("What city am I living in now?")
+    assert res.hits[0].text == new

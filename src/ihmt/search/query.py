@@ -185,7 +185,8 @@ class Searcher:
         if value is None:
             ours_first(result, base)
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
-               top_k=top_k, answer_value=value, types=types, stemmer=stem,
+               top_k=top_k, answer_value=value,
+               types=types | (frozenset(words) & use_verbs(stem)), stemmer=stem,
                no_rival=agrees, slack=slack, inherited=inherited,
                loose=loose.get(result.hits[0].id, frozenset()) if result.hits else frozenset(),
                now=not period and not asks_about_past(base))

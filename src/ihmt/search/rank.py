@@ -102,7 +102,7 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
     if stray or coverage < 0.2:
         result.status = "NOT_FOUND"
         result.message = ("no memory matches this query; the closest entries share only "
-                          f"'{', '.join(sorted(matched))}' with it")
+                          f"'{', '.join(sorted(matched or loose))}' with it")
         return
     rivals = [h for h in current if h.score >= s1 * (1.0 - cfg.ambiguity_margin)]
     if result.confidence < cfg.confidence_threshold or rivals:

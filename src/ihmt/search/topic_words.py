@@ -27,10 +27,10 @@ VOCABULARY: dict[str, str] = {
                 "dimiti dimití renuncie renuncié nomina nómina sueldo becario becaria",
     "location": "live lives lived living home flat apartment house moved move relocated "
                 "relocate lease rent based neighbourhood neighborhood settled address "
-                "landlord "
+                "landlord unpacking unpacked movers "
                 "vivo vivir vivía viviendo casa piso apartamento mudé mude mudamos "
                 "mudanza trasladé traslade trasladamos alquiler resido instalé instale barrio "
-                "direccion dirección casero casera",
+                "direccion dirección casero casera desembalar desembalando desempaquetar",
     "stack": "stack",
     "manager": "manager boss report reports reporting lead leads supervisor "
                "dirige dirigir dirigia lidera liderar "

@@ -33,6 +33,10 @@ served stale or refused, in words of their own:
   do we *keep* logs?") weighs a quarter in the test for NOT FOUND, as the word for the
   kind of answer does, where that memory names something the question does not;
 - unpacking in a city is living there;
+- forms an agent saves a change in: the old value in brackets ("TIMEOUT_MS=4500 (was
+  3000)", a setting written NAME=N), a user's correction ("no, I told you it's 8443 …, not
+  8080"), a charge handed over ("Marta handed the mobile team to Iker"; not "handed the
+  report to Iker"), a path changed ("Export path changed -> /mnt/exports");
 - a commit's subject says what the commit did ("commit 4be21a: move the nightly reindex to
   03:15"), and a commit's hash names no thing whose number the change would be.
 """
@@ -271,3 +275,31 @@ def test_unpacking_in_a_city_is_living_there(tmp_path: Path) -> None:
     m = _store(tmp_path, (old, "2022-06-10"), (new, "2024-05-27"))
     res = m.search("What city am I living in now?")
     assert res.hits[0].text == new
+
+
+@pytest.mark.parametrize(("question", "old", "new"), [
+    ("What is RETRY_LIMIT in the billing worker?",
+     "Billing worker: RETRY_LIMIT=5 for the card processor.",
+     "billing worker: RETRY_LIMIT=8 (was 5) since the processor flaps."),
+    ("Which port does the metrics API use?", "The metrics API listens on port 9100.",
+     "User: no, I told you it's 9464 for the metrics API, not 9100."),
+    ("Who leads the data team?", "Sofia leads the data team.",
+     "Sofia handed the data team to Ravi before her sabbatical; he leads it now."),
+    ("Where do the nightly backups go?", "The nightly backups are written to /srv/backups.",
+     "Backup path changed -> /mnt/cold/backups (the old volume was full)."),
+])
+def test_forms_an_agent_saves_a_change_in(tmp_path: Path, question: str, old: str,
+                                          new: str) -> None:
+    m = _store(tmp_path, (old, "2023-01-01"), (new, "2024-02-01"))
+    res = m.search(question)
+    assert res.hits[0].text == new
+    assert next(h for h in res.hits if h.text == old).outdated
+
+
+def test_a_report_handed_to_someone_hands_no_charge(tmp_path: Path) -> None:
+    old = "Sofia leads the data team."
+    m = _store(tmp_path, (old, "2023-01-01"),
+               ("Sofia handed the data team's Q3 report to Ravi for review.", "2024-02-01"))
+    res = m.search("Who leads the data team?")
+    assert res.hits[0].text == old
+    assert not res.hits[0].outdated

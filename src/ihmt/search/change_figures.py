@@ -32,11 +32,11 @@ _NUMBER_WORD = "|".join(sorted([*_SMALL, *_SCALES], key=len, reverse=True))
 # "dos mil quinientos"
 _NUMBER_WORDS = (r"(?:" + _NUMBER_WORD + r")(?:(?:\s+|-)(?:(?:and|y)\s+)?(?:" + _NUMBER_WORD
                  + r"))*")
-NAMED_FIGURE = re.compile(r"\b([a-z][a-z_-]+)\s+(?:(?:is|are|was|were|es|son|era|=|:)\s+"
+NAMED_FIGURE = re.compile(r"\b([a-z][a-z_-]+)(?:\s*[=:]\s*|\s+(?:(?:is|are|was|were|es|son|era)\s+"
                            # "max_connections raised to 400", "el pool subido a 40"
                            r"|(?:raised|lowered|increased|decreased|reduced|bumped|set|cut"
                            r"|changed|went\s+up|went\s+down|subid[oa]|bajad[oa]"
-                           r"|cambiad[oa])\s+(?:to|a)\s+)?"
+                           r"|cambiad[oa])\s+(?:to|a)\s+)?)"  # ("TIMEOUT_MS=4500")
                            r"(\d+(?:[.,:]\d+)*)(?![\w.,:]*\w)")
 # the second number of "18->20", "22 to 2222", "30 a 60"
 _FIGURE_TO = re.compile(r"\s*(?:->|=>|\u2192|\bto\b|\ba\b)\s*(\d+(?:[.,:]\d+)*)(?![\w.,:]*\w)")

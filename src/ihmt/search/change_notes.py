@@ -182,6 +182,10 @@ _BREAK = re.compile(r"[,;:.!?()\[\]\n]|\s[-\u2013\u2014]+\s")  # (a dash between
 # A host or a file name written in lower case: "panel.ejemplo.net", "settings.toml" (not
 # "e.g." or "i.e.": every part has two characters or more).
 _DOTTED = re.compile(r"[\w-]{2,}(?:\.[\w-]{2,})+")
+# A file system path: "/mnt/exports", "~/.config/nvim", "src/app/main.py" (not "and/or",
+# "km/h": a part of three characters or more, or a leading slash).
+_PATH = re.compile(r"(?<![\w/])(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*"
+                   r"|(?<![\w/])[\w.-]{3,}(?:/[\w.-]+)+")
 # (one plain word: a quoted identifier of several parts, "`api-docs`", names a thing of its
 # own beside "`api`", which the rule of siblings must still see)
 _QUOTED = re.compile(r"(?<![\w'])['\"`‘“](\w+)['\"`’”](?![\w'])")
@@ -223,6 +227,9 @@ def read_note(text: str, stemmer: str) -> Note:
             note.parts.update(terms[1:])
             if not (w.isupper() and len(w) <= 4):  # "CI", "API", "DB" may be a subject
                 note.values.update(whole)
+    for m in _PATH.finditer(text):  # a path names a place: "/mnt/exports", "src/app" (its
+        # words may still be the subject two paths share: "exports")
+        note.names.update(tokenize(m.group(), stemmer))
     for m in _QUOTED.finditer(text):  # a word in quotes is a name: "called 'herald'"
         whole = tokenize(m.group(1), stemmer)[:1]
         note.names.update(whole)

@@ -60,6 +60,11 @@ _WRONG = (r"correction|correccion|(?:small|quick|minor|tiny)\s+fix\b|me\s+equivo
           r"|me\s+confundi|me\s+lie\b|mejor\s+dicho|olvid(?:a|ad|en)\s+lo\s+(?:anterior|que\s+dije)"
           r"|error\s+mio")
 _DONE_WITH = r"(?:is|are|'s|'re|am|'m)\s+done\s+with"
+# what is handed over is a charge, not a thing passed along ("handed the report to Iker")
+_HANDED = (r"handed\s+(?:\S+\s+){0,3}?(?:team|teams|squad|project|projects|role|lead|ownership"
+           r"|service|services|repo|repos|on-?call|pager|rota|account|accounts|budget|keys)"
+           r"\s+(?:over\s+)?to\b")
+_WAS = r"\(\s*(?:was|previously|formerly|before|old|antes|era|eran|anterior)\s*:?\s*"
 _LEAVES = (r"(?:deja|dejo|se\s+va\s+de|leaves|is\s+leaving)\s+(?:la\s+|el\s+|the\s+)?"
            r"(?:empresa|equipo|puesto|cargo|company|team|role|job)")
 
@@ -75,7 +80,8 @@ _COMMIT = (r"^\W*(?:commit\b[^:\n]{0,24}:|merged?\b[^:\n]{0,40}:|(?:feat|fix|cho
            r"|perf|build|ci|ops)(?:\([^)\n]{0,30}\))?!?:)\s*\W*(?:\S+\s+){0,2}?(?:"
            + _COMMIT_VERBS + r")\b")
 CUE = lazy(
-    _COMMIT + r"|\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing)|replac(?:ed|ing)|swap(?:ped|ping)"
+    _COMMIT + r"|" + _WAS + r"|\b" + _HANDED +
+    r"|\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing)|replac(?:ed|ing)|swap(?:ped|ping)"
     r"|chang(?:ed|ing)|convert(?:ed|ing)|port(?:ed|ing)|rewr(?:ote|itten)|reescrit[oa]s?|upgrad(?:ed|ing)"
     r"|downgrad(?:ed|ing)|dropp(?:ed|ing)(?!" + FELL + ")|ditch(?:ed|ing)|retir(?:ed|ing)"
     r"|deprecat(?:ed|ing)|bump(?:s|ed|ing)?\b|cancell?ed|decommission(?:ed|ing)|phased\s+out"
@@ -206,6 +212,10 @@ OLD_SLOT = lazy(
     r"|\bde\s+(\w[\w.+#-]*)\s+a\b(?!\s+(?:las?\s+|los\s+)?\d)|\bde\s+(\d[\w.,:]*)\s+a\b"
     # "he's done with squashing"
     r"|" + _DONE_WITH + r"\s+(?:the\s+|our\s+)?(\w[\w.+#-]*)"
+    # the old value in brackets: "TIMEOUT_MS=4500 (was 3000)", "(antes: 6379)"
+    r"|" + _WAS + r"(\w[\w.+#-]*)"
+    # a holder handing over: "Marta handed the mobile team to Iker"
+    r"|(\w[\w.+#-]*)\s+" + _HANDED +
     # the holder going away: "Javier deja la empresa", "Ana leaves the team"
     r"|(\w[\w.+#-]*)\s+" + _LEAVES + r"\b"
     # "lo de Slack (con el cliente) se acabó"
@@ -243,7 +253,7 @@ NEW_SLOT = lazy(
     r"(?:\b(?:to|into|onto|with|by|por|hacia|a|al|new\s+home:?|nuevo\s+hogar:?"
     r"|(?:swapped|traded|exchanged|ditched|dropped|dumped|left)(?:\s+\S+){0,2}?\s+for"
     r"|back\s+on)|->|\u2192)\s+"
-    r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+)?([#@]?\w[\w.+#-]*)")
+    r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+)?([#@]?(?:~?/)?\w[\w.+#/-]*)")
 
 # A new value said before the word of change: "the Keycloak migration", "Cognito took
 # over", "la migración a X" is NEW_SLOT's. Group 1: up to two words before it.

@@ -37,6 +37,11 @@ served stale or refused, in words of their own:
   3000)", a setting written NAME=N), a user's correction ("no, I told you it's 8443 …, not
   8080"), a charge handed over ("Marta handed the mobile team to Iker"; not "handed the
   report to Iker"), a path changed ("Export path changed -> /mnt/exports");
+- a guess ("Assumption: the deploy branch is main", "supuse que el dominio era …") gives
+  way to a later answer of the same thing, a correction first ("User correction: no, I
+  told you it's release/stable - never deploy from trunk": a correction is no hedge);
+- "from Nov 15 to Nov 22" lets the 15th go, not November; a release's tag ("v5", "v2.8")
+  is an identifier: another release's date moved is no news of this one's;
 - a commit's subject says what the commit did ("commit 4be21a: move the nightly reindex to
   03:15"), and a commit's hash names no thing whose number the change would be.
 """
@@ -302,4 +307,28 @@ def test_a_report_handed_to_someone_hands_no_charge(tmp_path: Path) -> None:
                ("Sofia handed the data team's Q3 report to Ravi for review.", "2024-02-01"))
     res = m.search("Who leads the data team?")
     assert res.hits[0].text == old
+    assert not res.hits[0].outdated
+
+
+@pytest.mark.parametrize(("question", "guess", "fix"), [
+    ("Which branch do production deploys go out from?",
+     "Assumption: deploys go out from the main branch (no docs found).",
+     "User correction: no, I told you prod deploys go from release/prod - never from main."),
+    ("¿Cuál es el dominio de producción?", "Supuse que el dominio de producción era tienda.es.",
+     "Usuario: no, te lo dije, el dominio de producción es tienda-app.com."),
+])
+def test_a_guess_gives_way_to_the_answer_settled_after_it(tmp_path: Path, question: str,
+                                                          guess: str, fix: str) -> None:
+    m = _store(tmp_path, (guess, "2023-07-18"), (fix, "2023-07-19"))
+    res = m.search(question)
+    assert res.hits[0].text == fix
+    assert next(h for h in res.hits if h.text == guess).outdated
+
+
+def test_another_releases_freeze_moved_is_no_news_of_this_one(tmp_path: Path) -> None:
+    mine = "Code freeze for v7 starts Mar 12."
+    m = _store(tmp_path, (mine, "2024-02-01"),
+               ("Mobile v3.4 freeze moved from Mar 5 to Mar 14.", "2024-02-05"))
+    res = m.search("When does the v7 code freeze begin?")
+    assert res.hits[0].text == mine
     assert not res.hits[0].outdated

@@ -453,7 +453,7 @@ PERSONAL_ES = _phrases(
 PERSONAL_CORRECTION = _phrases(
     "scratch that | ignore what i said about | it was never | olvida lo de | "
     "olvidate de lo que dije | i told you | as i told you | te dije | ya te dije | "
-    "como te dije"
+    "como te dije | te lo dije | ya te lo dije"
 )
 
 

@@ -239,7 +239,7 @@ CHANGE = (
     r"u(?:b(?:e(?:\s+a|n\s+a)|i(?:do(?:\s+a)?|eron(?:\s+los\s+precios)?|"
     r"mos(?:\s+(?:(?:\S+\s+){0,4}?a\s+la|a(?:\s+produccion)?|de\s+version|la\s+version))?|"
     r"o\s+(?:a|el\s+precio))|scribed\s+to)|cceeded\s+by|perseded(?:\s+by)?|spend(?:ed|"
-    r"i(?:do|eron|mos))))|t(?:ake\s+that\s+back|e(?:\s+dije|"
+    r"i(?:do|eron|mos))))|t(?:ake\s+that\s+back|e(?:\s+(?:dije|lo\s+dije)|"
     r"rmin(?:ated(?:\s+my\s+contract\s+with)?|e\s+con))|h(?:at(?:\s+was(?:\s+(?:a\s+typo|"
     r"incorrect|wrong)|n(?:'t\s+right|t\s+right))|'s\s+(?:incorrect|not\s+right|wrong)|"
     r"s\s+(?:incorrect|not\s+right|wrong))|rottled(?:\s+to)?)|imeout\s+(?:increased|"
@@ -257,7 +257,7 @@ CHANGE = (
     r"incorrect|off\s+by|promoted|set\s+to|wrong))|ent\s+(?:down(?:\s+by)?|ga|live|"
     r"up(?:\s+by)?)|hoops|idened(?:\s+to)?|rong\s+(?:channel|date|link|number|ticket|"
     r"version))|ya\s+(?:est(?:a\s+(?:actualizado|desplegado|en\s+produccion)|oy\s+(?:con|"
-    r"en))|quedo|te\s+dije))(?!\w)"
+    r"en))|quedo|te\s+(?:dije|lo\s+dije)))(?!\w)"
 )
 
 CORRECTION = (
@@ -303,10 +303,11 @@ CORRECTION = (
     r"que\s+dije)|ract(?:ing)?)|vis(?:ando\s+bien|ed:))|s(?:/x/n|cratch\s+that|"
     r"hould(?:\s+(?:be\s+(?:\S+\s+not|n,\s+not)|have\s+said|read|say)|'ve\s+said|"
     r"ve\s+said)|orry(?:\s+for\s+the\s+confusion|,\s+(?:i\s+meant|wrong)))|"
-    r"t(?:ake\s+that\s+back|e\s+dije|hat(?:\s+was(?:\s+(?:a\s+typo|incorrect|wrong)|"
-    r"n(?:'t\s+right|t\s+right))|'s\s+(?:incorrect|not\s+right|wrong)|s\s+(?:incorrect|"
-    r"not\s+right|wrong))|o\s+c(?:larify|orrect)|ras\s+revisar|ypo(?:\s+(?:in|"
-    r"on\s+my\s+part))?)|u(?:nlike\s+what\s+i\s+said|y,)|version\s+equivocada|"
-    r"w(?:a(?:lk(?:\s+that\s+back|ing\s+back)|s\s+(?:a\s+typo|incorrect|off\s+by|wrong))|"
-    r"hoops|rong\s+(?:channel|date|link|number|ticket|version))|ya\s+te\s+dije)(?!\w)"
+    r"t(?:ake\s+that\s+back|e\s+(?:dije|lo\s+dije)|hat(?:\s+was(?:\s+(?:a\s+typo|"
+    r"incorrect|wrong)|n(?:'t\s+right|t\s+right))|'s\s+(?:incorrect|not\s+right|wrong)|"
+    r"s\s+(?:incorrect|not\s+right|wrong))|o\s+c(?:larify|orrect)|ras\s+revisar|"
+    r"ypo(?:\s+(?:in|on\s+my\s+part))?)|u(?:nlike\s+what\s+i\s+said|y,)|"
+    r"version\s+equivocada|w(?:a(?:lk(?:\s+that\s+back|ing\s+back)|s\s+(?:a\s+typo|"
+    r"incorrect|off\s+by|wrong))|hoops|rong\s+(?:channel|date|link|number|ticket|"
+    r"version))|ya\s+te\s+(?:dije|lo\s+dije))(?!\w)"
 )

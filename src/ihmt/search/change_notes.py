@@ -51,6 +51,12 @@ from .change_words import (
 # Weekdays and months are values though Spanish writes them in lower case ("lunes").
 _DAYS_AND_MONTHS = CALENDAR - {"may"}  # (English "may" is a verb)
 _WORD_VALUES = _DAYS_AND_MONTHS
+_DAY_AFTER = re.compile(r"\s*(\d{1,2})\b")
+
+
+@functools.lru_cache(maxsize=4)
+def _DAYS_AND_MONTHS_TERMS(stemmer: str) -> frozenset[str]:  # noqa: N802 (a constant, cached)
+    return frozenset(t for w in CALENDAR for t in tokenize(w, stemmer)[:1])
 
 _COLON = re.compile(r"\s*:")
 _PRONOUNS = frozenset("i me my mine we us our you your he him his she her it its they them "
@@ -271,7 +277,11 @@ def read_note(text: str, stemmer: str) -> Note:
             if slot.group().startswith("from") and not CUE.search(clause) and \
                     not _FROM_TO.match(clause, slot.end()):
                 continue  # "we serve the docs from Netlify": a source, not a value let go
-            note.gone.update(tokenize(next((g for g in slot.groups() if g), ""), stemmer))
+            gone = tokenize(next((g for g in slot.groups() if g), ""), stemmer)
+            day = _DAY_AFTER.match(clause, slot.end())
+            if day is not None and gone and set(gone) <= _DAYS_AND_MONTHS_TERMS(stemmer):
+                gone = [day.group(1)]  # "from Nov 15": the day went, not November
+            note.gone.update(gone)
         if not GONE_WORDS.search(clause):  # "switched to UTC": UTC is no old value
             for slot in NEW_SLOT.finditer(clause):
                 note.new.update(tokenize(slot.group(1), stemmer))

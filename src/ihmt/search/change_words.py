@@ -403,6 +403,12 @@ PLANNED = lazy(
     r"|eventually|vamos\s+a|queremos|planeamos|pensamos|propuesta|propon\w*|podr\w+)\b")
 # The change a plan is about, in the base form a plan says it: "planning to move", "would
 # have to drop to 5 minutes", "queremos pasar a" (not "I would love to go hiking").
+# A guess, not a fact: "Assumption: the deploy branch is main", "I assume ...", "supuse que
+# el dominio era ...", "supongo que ..." (a later answer of the same thing settles it).
+ASSUMED = lazy(
+    r"\b(?:assumption|assumed|assuming|i\s+assume|i\s+guess|guessing|presumably|my\s+guess"
+    r"|supuse|supongo|suponemos|asumo|asumi|asumimos|suposicion|imagino\s+que"
+    r"|presumiblemente)\b")
 PLANNED_CHANGE = lazy(
     r"\b(?:move|switch|migrate|drop|raise|lower|change|replace|adopt|upgrade|downgrade"
     r"|go\s+back|revert|cut|increase|decrease|reduce|extend|shorten|rename|retire"
@@ -536,6 +542,8 @@ def hedged(folded: str) -> bool:
     """
     if not (NOT_DONE.search(folded) or FUTURE.search(folded)):
         return False
+    if CORRECTION.search(folded):  # a correction states what holds ("no, I told you it's
+        return False  # release/stable - never deploy from trunk")
     for sentence in _SENTENCES.split(folded):
         if NOT_DONE.search(sentence) or FUTURE.search(sentence):
             continue

@@ -50,6 +50,7 @@ their save times.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -73,7 +74,7 @@ from .change_notes import (
     use_verbs,
     whole_terms,
 )
-from .change_words import CORRECTION, CUE, PLANNED, PLANNED_CHANGE, TROUBLE
+from .change_words import ASSUMED, CORRECTION, CUE, PLANNED, PLANNED_CHANGE, TROUBLE
 
 WINDOW = 8  # hits looked at: the versions of one answer rank close together
 LEADS = 3  # of those, the first ones whose later changes are looked for beyond the hits
@@ -270,9 +271,14 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
     return out
 
 
+_VERSION_TAG = re.compile(r"v\d+(?:[._]\d+)*")  # "v5", "v2.8": a release, not a value
+
+
 def _identifier(term: str) -> bool:
-    """Whether ``term`` is an identifier: letters and digits in one word ("sec-2693")."""
-    return any(c.isdigit() for c in term) and sum(c.isalpha() for c in term) >= 2
+    """Whether ``term`` is an identifier: letters and digits in one word ("sec-2693"), or a
+    release's tag ("v5")."""
+    return (any(c.isdigit() for c in term) and sum(c.isalpha() for c in term) >= 2) or \
+        _VERSION_TAG.fullmatch(term) is not None
 
 
 def _taken_up_again(out: list[Hit], order: list[Hit], notes: dict[str, Note],
@@ -379,6 +385,8 @@ def _settled_first(hits: list[Hit], terms: set[str], stemmer: str) -> list[Hit]:
     if len(hits) < 2:
         return hits
     said = fold(hits[0].excerpt or hits[0].title)
+    if ASSUMED.search(said) and not terms & _plan_words(stemmer):
+        return _guess_settled(hits, stemmer)
     if not PLANNED.search(said) or not PLANNED_CHANGE.search(said) or \
             terms & _plan_words(stemmer):  # (a question about the plan asks for it)
         return hits
@@ -396,6 +404,32 @@ def _settled_first(hits: list[Hit], terms: set[str], stemmer: str) -> list[Hit]:
     newest = max(settled, key=lambda h: (h.date or "", -hits.index(h)))
     out = list(hits)
     _before(out, newest, lead)
+    return out
+
+
+def _guess_settled(hits: list[Hit], stemmer: str) -> list[Hit]:
+    """``hits``, where the first answer is a guess (:data:`ihmt.search.change_words.ASSUMED`:
+    "Assumption: the deploy branch is main", "supuse que el dominio era acme.es"), with the
+    later answer of the same thing (a question word both matched, no verb of use) that is
+    no guess nor plan before it: what was settled after the guess ("User correction: no,
+    it's release/stable"), a correction first, then the one sharing most of what was
+    asked, then the newest. The guess follows, flagged as possibly changed."""
+    lead = hits[0]
+    uses = use_verbs(stemmer)
+    later = [h for h in hits[1:WINDOW]
+             if not h.outdated and h.scope == lead.scope and (h.date or "") > (lead.date or "")
+             and not ASSUMED.search(fold(h.excerpt or h.title))
+             and not PLANNED.search(fold(h.excerpt or h.title))
+             and (set(h.matched) & set(lead.matched)) - uses]
+    if not later:
+        return hits
+    # (a correction first, then the one that shares most of what was asked, then the newest)
+    best = max(later, key=lambda h: (bool(CORRECTION.search(fold(h.excerpt or h.title))),
+                                     len((set(h.matched) & set(lead.matched)) - uses),
+                                     h.date or "", -hits.index(h)))
+    out = list(hits)
+    _flag(lead, best, POSSIBLY_CHANGED, quote)
+    _before(out, best, lead)
     return out
 
 

@@ -40,7 +40,8 @@ served stale or refused, in words of their own:
 - a guess ("Assumption: the deploy branch is main", "supuse que el dominio era …") gives
   way to a later answer of the same thing, a correction first ("User correction: no, I
   told you it's release/stable - never deploy from trunk": a correction is no hedge);
-- "from Nov 15 to Nov 22" lets the 15th go, not November; a release's tag ("v5", "v2.8")
+- "from Nov 15 to Nov 22" lets the 15th go, not November, and "from 25 September for 9
+  days" (when a period starts) lets nothing go: a later trip is no new launch date; a release's tag ("v5", "v2.8")
   is an identifier: another release's date moved is no news of this one's;
 - a commit's subject says what the commit did ("commit 4be21a: move the nightly reindex to
   03:15"), and a commit's hash names no thing whose number the change would be.
@@ -332,3 +333,17 @@ def test_another_releases_freeze_moved_is_no_news_of_this_one(tmp_path: Path) ->
     res = m.search("When does the v7 code freeze begin?")
     assert res.hits[0].text == mine
     assert not res.hits[0].outdated
+
+
+def test_a_period_that_starts_on_a_day_is_no_new_date_of_another_thing(
+        tmp_path: Path) -> None:
+    launch = "The launch of the Vega billing service slipped: new date is 25 May 2024."
+    m = _store(tmp_path, ("The launch of the Vega billing service is planned for 2 May 2024.",
+                          "2024-03-01"), (launch, "2024-04-20"),
+               ("Holiday in Porto with Ines from 25 October 2024 for 8 days.", "2024-10-25"),
+               ("Holiday in Rome with Ana from October 25, 2025 for 6 days.", "2025-10-25"))
+    res = m.search("current launch date of the Vega billing service")
+    assert res.hits[0].text == launch
+    from ihmt.search.change_notes import read_note
+    assert not read_note("Trip to Lima from October 25, 2024 for 15 days.", "english").gone
+    assert read_note("The demo moved from 3 June to 10 June.", "english").gone == {"3"}

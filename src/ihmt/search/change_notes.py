@@ -52,11 +52,14 @@ from .change_words import (
 _DAYS_AND_MONTHS = CALENDAR - {"may"}  # (English "may" is a verb)
 _WORD_VALUES = _DAYS_AND_MONTHS
 _DAY_AFTER = re.compile(r"\s*(\d{1,2})\b")
+_MONTH_AFTER = re.compile(r"(?:st|nd|rd|th)?\s+(?:de\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct"
+                          r"|nov|dec|ene|abr|ago|dic)[a-z]*\b")
 
 
 @functools.lru_cache(maxsize=4)
 def _DAYS_AND_MONTHS_TERMS(stemmer: str) -> frozenset[str]:  # noqa: N802 (a constant, cached)
-    return frozenset(t for w in CALENDAR for t in tokenize(w, stemmer)[:1])
+    short = "jan feb mar apr jun jul aug sep sept oct nov dec ene abr ago dic".split()
+    return frozenset(t for w in [*CALENDAR, *short] for t in tokenize(w, stemmer)[:1])
 
 _COLON = re.compile(r"\s*:")
 _PRONOUNS = frozenset("i me my mine we us our you your he him his she her it its they them "
@@ -278,9 +281,15 @@ def read_note(text: str, stemmer: str) -> Note:
                     not _FROM_TO.match(clause, slot.end()):
                 continue  # "we serve the docs from Netlify": a source, not a value let go
             gone = tokenize(next((g for g in slot.groups() if g), ""), stemmer)
-            day = _DAY_AFTER.match(clause, slot.end())
-            if day is not None and gone and set(gone) <= _DAYS_AND_MONTHS_TERMS(stemmer):
-                gone = [day.group(1)]  # "from Nov 15": the day went, not November
+            dated = _MONTH_AFTER.match(clause, slot.end()) is not None and \
+                all(g.isdigit() and len(g) <= 2 for g in gone)  # ("from 25 September")
+            if gone and (dated or set(gone) <= _DAYS_AND_MONTHS_TERMS(stemmer)):
+                # a date: "from Nov 15 to Nov 22" lets the 15th go, not November; "from
+                # October 25 for 15 days" is when a period starts, nothing let go
+                if not _FROM_TO.match(clause, slot.end()):
+                    continue
+                day = _DAY_AFTER.match(clause, slot.end())
+                gone = [day.group(1)] if day is not None else gone
             note.gone.update(gone)
         if not GONE_WORDS.search(clause):  # "switched to UTC": UTC is no old value
             for slot in NEW_SLOT.finditer(clause):

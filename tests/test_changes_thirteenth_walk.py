@@ -41,8 +41,9 @@ served stale or refused, in words of their own:
   way to a later answer of the same thing, a correction first ("User correction: no, I
   told you it's release/stable - never deploy from trunk": a correction is no hedge);
 - "from Nov 15 to Nov 22" lets the 15th go, not November, and "from 25 September for 9
-  days" (when a period starts) lets nothing go: a later trip is no new launch date; a release's tag ("v5", "v2.8")
-  is an identifier: another release's date moved is no news of this one's;
+  days" (when a period starts) lets nothing go: a later trip is no new launch date; a
+  release's tag ("v5", "v2.8") is an identifier: another release's date moved is no news
+  of this one's;
 - a commit's subject says what the commit did ("commit 4be21a: move the nightly reindex to
   03:15"), and a commit's hash names no thing whose number the change would be.
 """
@@ -60,6 +61,12 @@ from .conftest import office_store
 _store = office_store
 
 
+def _newer_leads(res, newer: str, older: str) -> None:  # type: ignore[no-untyped-def]
+    """The newer memory comes first and the older one is flagged outdated."""
+    assert res.hits[0].text == newer
+    assert next(h for h in res.hits if h.text == older).outdated
+
+
 def test_a_linked_version_answers_by_the_words_of_what_it_changed(tmp_path: Path) -> None:
     old = "Invoices for the EU shop are generated with Zoho Invoice."
     new = "Switched the EU shop over to Stripe Billing last week, Zoho was too slow."
@@ -67,8 +74,7 @@ def test_a_linked_version_answers_by_the_words_of_what_it_changed(tmp_path: Path
                ("The US shop's invoices are generated with QuickBooks.", "2023-03-01"),
                (new, "2024-05-02"))
     res = m.search("Which tool generates the invoices of the EU shop?")
-    assert res.hits[0].text == new
-    assert next(h for h in res.hits if h.text == old).outdated
+    _newer_leads(res, new, old)
     assert res.status != "NOT_FOUND"
 
 
@@ -138,8 +144,7 @@ def test_a_new_number_leads_and_a_new_handset_gives_none(tmp_path: Path) -> None
     handset = "My new phone is a Pixel 9, the old one's battery died."
     m = _store(tmp_path, (old, "2022-04-01"), (new, "2023-06-01"), (handset, "2024-03-01"))
     res = m.search("What's my phone number?")
-    assert res.hits[0].text == new
-    assert next(h for h in res.hits if h.text == old).outdated
+    _newer_leads(res, new, old)
 
 
 def test_somebody_elses_commute_is_no_change_of_mine(tmp_path: Path) -> None:
@@ -168,8 +173,7 @@ def test_a_later_mention_inside_the_new_value_is_no_qualifier(tmp_path: Path) ->
     m = _store(tmp_path, (old, "2023-01-09"), (new, "2023-08-14"),
                ("Sales keeps its email sequences in Outreach.", "2023-09-01"))
     res = m.search("Where does the support desk keep its reply templates?")
-    assert res.hits[0].text == new
-    assert next(h for h in res.hits if h.text == old).outdated
+    _newer_leads(res, new, old)
 
 
 def test_a_change_of_the_preproduction_backups_is_no_news_of_production(
@@ -190,8 +194,7 @@ def test_a_change_said_of_it_changes_what_the_clause_before_named(tmp_path: Path
     m = _store(tmp_path, (old, "2022-09-19"), (new, "2023-02-27"),
                ("Quarterly planning moved to the second Monday.", "2023-03-06"))
     res = m.search("When is the monthly retro?")
-    assert res.hits[0].text == new
-    assert next(h for h in res.hits if h.text == old).outdated
+    _newer_leads(res, new, old)
 
 
 def test_a_date_moved_in_a_note_that_does_not_name_the_person_flags_the_old_one(
@@ -212,8 +215,7 @@ def test_may_after_a_number_is_the_month(tmp_path: Path) -> None:
     m = _store(tmp_path, (old, "2023-03-01"), (new, "2023-03-05"),
                ("The lab party is on 20 April.", "2023-03-08"))
     res = m.search("When does Omar defend his thesis?")
-    assert res.hits[0].text == new
-    assert next(h for h in res.hits if h.text == old).outdated
+    _newer_leads(res, new, old)
     from ihmt.search.change_words import NOT_DONE
     assert NOT_DONE.search("we may move ci to drone")
     assert not NOT_DONE.search("the launch slipped to may 14")
@@ -239,8 +241,7 @@ def test_a_commit_subject_changes_what_it_names(tmp_path: Path, subject: str) ->
     m = _store(tmp_path, (old, "2023-01-30"), (subject, "2023-09-14"),
                ("Tip: the reindex logs are in /var/log/search.", "2023-09-20"))
     res = m.search("When does the nightly reindex run?")
-    assert res.hits[0].text == subject
-    assert next(h for h in res.hits if h.text == old).outdated
+    _newer_leads(res, subject, old)
 
 
 def test_a_ticket_title_is_no_commit() -> None:
@@ -298,8 +299,7 @@ def test_forms_an_agent_saves_a_change_in(tmp_path: Path, question: str, old: st
                                           new: str) -> None:
     m = _store(tmp_path, (old, "2023-01-01"), (new, "2024-02-01"))
     res = m.search(question)
-    assert res.hits[0].text == new
-    assert next(h for h in res.hits if h.text == old).outdated
+    _newer_leads(res, new, old)
 
 
 def test_a_report_handed_to_someone_hands_no_charge(tmp_path: Path) -> None:
@@ -322,8 +322,7 @@ def test_a_guess_gives_way_to_the_answer_settled_after_it(tmp_path: Path, questi
                                                           guess: str, fix: str) -> None:
     m = _store(tmp_path, (guess, "2023-07-18"), (fix, "2023-07-19"))
     res = m.search(question)
-    assert res.hits[0].text == fix
-    assert next(h for h in res.hits if h.text == guess).outdated
+    _newer_leads(res, fix, guess)
 
 
 def test_another_releases_freeze_moved_is_no_news_of_this_one(tmp_path: Path) -> None:

@@ -44,6 +44,8 @@ served stale or refused, in words of their own:
   days" (when a period starts) lets nothing go: a later trip is no new launch date; a
   release's tag ("v5", "v2.8") is an identifier: another release's date moved is no news
   of this one's;
+- Spanish "ya" before a verb of being or use says the state reached ("las facturas ya
+  salen por Holded", "ya estamos en Kubernetes");
 - a commit's subject says what the commit did ("commit 4be21a: move the nightly reindex to
   03:15"), and a commit's hash names no thing whose number the change would be.
 """
@@ -346,3 +348,13 @@ def test_a_period_that_starts_on_a_day_is_no_new_date_of_another_thing(
     from ihmt.search.change_notes import read_note
     assert not read_note("Trip to Lima from October 25, 2024 for 15 days.", "english").gone
     assert read_note("The demo moved from 3 June to 10 June.", "english").gone == {"3"}
+
+
+def test_ya_before_a_present_verb_says_the_state_reached(tmp_path: Path) -> None:
+    old = "Los SMS de verificación salen por Twilio."
+    new = "Nota: los SMS de verificación ya salen por Vonage; la cuenta vieja se cierra en mayo."
+    m = _store(tmp_path, (old, "2022-03-03"),
+               ("Pasamos las notificaciones push a OneSignal.", "2022-12-12"),
+               (new, "2024-03-18"))
+    res = m.search("¿Qué proveedor envía los SMS de verificación?")
+    assert res.hits[0].text == new

@@ -103,6 +103,12 @@ CUE = lazy(
     r"|quit(?:o|aron)|borr(?:o|aron)"
     r"|apag(?:amos|ue|o|ado|ada|aron)"
     r"|ya\s+no|ahora(?!\s+que)|en\s+(?:lugar|vez)\s+de"
+    # "ya" before a verb of being or use in the present: the state reached ("los
+    # transaccionales ya salen por Amazon SES", "ya estamos en Kubernetes")
+    r"|ya\s+(?:se\s+)?(?:usa|usan|usamos|uso|sale|salen|va|van|vamos|esta|estan|estamos"
+    r"|estoy|corre|corren|corremos|funciona|funcionan|vive|vivo|vivimos|trabaja|trabajo"
+    r"|trabajamos|tenemos|tengo|tiene|tienen|despliega|despliegan|desplegamos|guarda"
+    r"|guardan|guardamos)\b"
     # the perfect Spain writes a change in: "me he pasado a ING", "hemos migrado X a Y"
     r"|(?:he|has|ha|hemos|habeis|han)\s+(?:pasado|cambiado|migrado|movido|mudado|trasladado"
     r"|dejado|sustituido|reemplazado|quitado|eliminado|apagado|vuelto|vendido|cerrado"

@@ -5,6 +5,7 @@ served stale or refused, in words of their own:
   "the EU shop bills through Stripe now" answers "which tool generates invoices for the EU
   shop?" as the note it changed did, though it says no "invoices" (before, NOT FOUND
   "shares only 'shop'");
+- a question about "the user" (as an agent asks it) is the user's own question;
 - the user's own things and services (laptop, phone, phone number, car, family doctor,
   dentist, gym, bank, internet provider, diet) are answered from their version group, as
   the home and the employer are: a change said in words the question does not use ("IT
@@ -97,6 +98,11 @@ def test_a_linked_version_answers_by_the_words_of_what_it_changed(tmp_path: Path
     ("Who is our internet provider?", "internet"),
     ("¿Qué compañía de internet tenemos?", "internet"),
     ("What am I eating these days, diet-wise?", "diet"),
+    # an agent asks of "the user" as the user asks of themselves
+    ("In which city is the user based?", "location"),
+    ("Who is the user's boss?", "manager"),
+    ("What laptop does the user have?", "computer"),
+    ("Where does the user work?", "employer"),
 ])
 def test_questions_of_the_users_own_things(question: str, attribute: str) -> None:
     assert fact_intent(question) == attribute
@@ -357,4 +363,13 @@ def test_ya_before_a_present_verb_says_the_state_reached(tmp_path: Path) -> None
                ("Pasamos las notificaciones push a OneSignal.", "2022-12-12"),
                (new, "2024-03-18"))
     res = m.search("¿Qué proveedor envía los SMS de verificación?")
+    assert res.hits[0].text == new
+
+
+def test_an_agent_asking_of_the_user_gets_the_newest_home(tmp_path: Path) -> None:
+    old = "User lives in Porto (UTC+0); no meetings before 9 their time."
+    new = "User relocated to Vienna last month - schedule in CET now."
+    m = _store(tmp_path, (old, "2023-02-01"), (new, "2024-09-01"),
+               ("User's cofounder moved from Austin to Denver.", "2024-10-01"))
+    res = m.search("In which city is the user based?")
     assert res.hits[0].text == new

@@ -103,9 +103,24 @@ _INTENTS: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
+# An agent writes of the user in the third person ("User relocated to Berlin") and may
+# ask so ("in which city is the user based?"): read as the user asking of themselves.
+_THE_USER = [(re.compile(p), r) for p, r in (
+    (r"\bthe user's\b|\buser's\b", "my"), (r"\b(?:do|does) (?:the )?user\b", "do i"), (r"\b(?:is|am) (?:the )?user\b", "am i"),
+    (r"\b(?:was) (?:the )?user\b", "was i"), (r"\b(?:did) (?:the )?user\b", "did i"),
+    (r"\b(?:has|have) (?:the )?user\b", "have i"), (r"\bthe user\b", "i"))]
+
+
+def _as_asked_by_user(q: str) -> str:
+    for pattern, said in _THE_USER:
+        q = pattern.sub(said, q)
+    return q
+
+
 def fact_intent(query: str) -> str | None:
-    """The tracked attribute a question asks about, if any ('location', 'employer', ...)."""
-    q = " ".join(fold(query).replace("?", " ").replace("¿", " ").split())
+    """The tracked attribute a question asks about, if any ('location', 'employer', ...).
+    A question about "the user" is read as the user's own ("where does the user live?")."""
+    q = _as_asked_by_user(" ".join(fold(query).replace("?", " ").replace("¿", " ").split()))
     for attribute, pattern in _INTENTS:
         if pattern.search(q):
             return attribute

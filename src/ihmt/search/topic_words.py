@@ -388,9 +388,10 @@ PRODUCT_NEWS = re.compile(
 # Somebody close as the subject of the sentence: "My sister just moved to Dublin", "mi
 # compañero va en bici" (not "my partner and I moved", and not the manager asked about).
 RELATIVE_SUBJECT = re.compile(
-    r"(?:^|[.;!?]\s*)(?:my|our|his|her|their|a|an|mi|mis|su|sus|nuestro|nuestra|nuestros|"
-    r"nuestras|un|una)\s+(?:\w+\s+)?"
+    r"(?:^|[.;!?]\s*)(?:my|our|his|her|their|a|an|(?:the\s+)?user'?s|mi|mis|su|sus|nuestro"
+    r"|nuestra|nuestros|nuestras|un|una)\s+(?:\w+\s+)?"
     r"(?:sister|brother|colleague|coworker|co-worker|friend|mom|mum|mother|dad|father|"
+    r"cofounder|co-founder|mentor|girlfriend|boyfriend|fiance|fiancee|kids|children|"
     r"parents|partner|wife|husband|cousin|neighbou?r|teammate|roommate|flatmate|son|"
     r"daughter|hermana|hermano|madre|padre|padres|amiga|amigo|companera|companero|vecina|"
     r"vecino|prima|primo|pareja|mujer|marido|hijo|hija)\b(?!\s+(?:and\s+i|y\s+yo)\b)")

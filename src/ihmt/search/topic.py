@@ -16,8 +16,15 @@ the same thing joins the group even when no rule extracted a fact from it.
 Memories that only mention a value in passing or reject it are left out of the group:
 rejections, plans and hypotheticals ("turned the offer down", "decided against", "we might
 move"), things seen or read about ("saw an ad for ...", "read an article about ..."),
-someone else's state ("helped a friend move to Berlin"), and memories whose topic word is
-qualified as former ("my old colleagues").
+someone else's state ("helped a friend move to Berlin", "Jonas sold his bike"), memories
+about another thing of the kind (:data:`ihmt.search.topic_words.ELSEWHERE`: the dentist for
+the family doctor), and memories whose topic word is qualified as former ("my old
+colleagues"; not "replaced my old machine with ...", a change).
+
+The user's things and services (:data:`ihmt.search.topic_words.THINGS`: laptop, phone,
+car, gym, bank ...) are named in passing by any note, so their group answers only where
+its newest member that may lead is its only one or says a change done
+(:func:`sure_of_thing`).
 
 Within the group the newest memory leads a question that names no period; a question
 naming a time gets the memory in force at its end. The others follow, newest first, marked

@@ -11,7 +11,9 @@ served stale or refused, in words of their own:
   the home and the employer are: a change said in words the question does not use ("IT
   handed me a Framework 13" for "what laptop do I have?") leads the note it replaced;
 - a group of such a thing answers only where its newest member that may lead is its only
-  one or says a change done; otherwise no older member answers in its place;
+  one or says a change done; otherwise no older member answers in its place, and an
+  older one the ordinary ranking puts first is no sure answer when the newest names
+  another value;
 - a note about a third person's things ("Lena sold her car and cycles now") is no member of
   the user's group;
 - a note names its subject with its qualifier where the subject first stands: a later
@@ -373,3 +375,13 @@ def test_an_agent_asking_of_the_user_gets_the_newest_home(tmp_path: Path) -> Non
                ("User's cofounder moved from Austin to Denver.", "2024-10-01"))
     res = m.search("In which city is the user based?")
     assert res.hits[0].text == new
+
+
+def test_an_older_bank_is_no_sure_answer_after_a_note_naming_another(tmp_path: Path) -> None:
+    old = "My bank is Triodos; salary goes in on the 25th."
+    m = _store(tmp_path, (old, "2022-04-01"),
+               ("Bank: ING Direct, the debit card arrived on Friday.", "2024-05-01"))
+    res = m.search("Which bank am I with for my salary?")
+    assert res.hits[0].text == old
+    assert res.status != "FOUND"
+    assert any("ING Direct" in n for n in res.hits[0].notices)

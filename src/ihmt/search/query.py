@@ -278,6 +278,7 @@ class Searcher:
             group = sorted(group + newer, key=lambda h: (h.date or "", h.id))
             can = topic.leaders(group, set(sources), vset, attribute)
         if not period and not topic.sure_of_thing(group, can, attribute, stem):
+            topic.doubt_older(group, can)  # (the ordinary ranking answers, not as sure)
             return None
         lead = topic.lead_of(group, period, can=can)
         older: list[Hit] = []

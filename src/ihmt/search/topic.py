@@ -399,6 +399,25 @@ def sure_of_thing(group: list[Hit], can: list[bool], attribute: str, stemmer: st
     return bool(note.changed) and not note.hedged
 
 
+def doubt_older(group: list[Hit], can: list[bool]) -> None:
+    """Where the group of a thing does not answer (:func:`sure_of_thing`), its members older
+    than the newest that may lead, which do not name that one's value, are marked
+    :attr:`Hit.unsettled` with a notice quoting it: the ordinary ranking may still put one
+    first, but not as a sure answer ("My bank is Triodos" after "Bank: ING Direct from
+    March", which says no change in words the rules read)."""
+    i = next((i for i in range(len(group) - 1, -1, -1) if can[i]), None)
+    if i is None:
+        return
+    newest = group[i]
+    theirs = _values(newest.excerpt or newest.text)
+    for h in group[:i]:
+        if (h.date or "") >= (newest.date or "") or not theirs - _values(h.excerpt or h.text):
+            continue
+        h.unsettled = True
+        h.notices = [f"possibly outdated: a later memory ({newest.when}) says: "
+                     f"{clip_shown(newest.text, 100)}"] + list(h.notices)
+
+
 def lead_of(group: list[Hit], period: tuple[str, str] | None,
             sources: set[str] = frozenset(), vocab: frozenset[str] = frozenset(),
             attribute: str = "", can: list[bool] | None = None) -> Hit | None:

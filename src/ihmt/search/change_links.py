@@ -8,15 +8,13 @@ the same kind (:func:`sibling`).
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 
 from ..model import Hit
 from ..text import tokenize
 from .change_figures import number_terms, same_unit
-from .change_notes import Note, use_verbs
-from .change_words import CALENDAR
+from .change_notes import Note, calendar_terms, use_verbs
 
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _HASH = re.compile(r"(?=[a-f]*\d)(?=\d*[a-f])[0-9a-f]{6,40}")  # "4be21a", "9f1c2e0"
@@ -147,18 +145,13 @@ def link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     return FOLLOWS
 
 
-@functools.lru_cache(maxsize=4)
-def _calendar(stemmer: str) -> frozenset[str]:
-    return frozenset(t for w in CALENDAR for t in tokenize(w, stemmer)[:1])
-
-
 def redated(o: Note, n: Note, said: set[str], terms: set[str], stemmer: str) -> bool:
     """Whether the later ``n``, found by the earlier's own words, puts on another day the
     thing the earlier ``o`` dated: the one word both say of it (``said``: "boda") stands in
     the change, which moves it to a day or a month ("la boda se retrasa al 9 de
     septiembre" after "La boda de Pablo es el 17 de junio"), the earlier gives a day or a
     month the later does not, and nothing in the later is a plan."""
-    days = _calendar(stemmer)
+    days = calendar_terms(stemmer)
     return len(said) == 1 and bool(said & n.changed) and not n.hedged and \
         bool((n.moved_to - terms) & days) and bool((o.values - n.words - terms) & days)
 

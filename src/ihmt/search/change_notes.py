@@ -51,15 +51,25 @@ from .change_words import (
 # Weekdays and months are values though Spanish writes them in lower case ("lunes").
 _DAYS_AND_MONTHS = CALENDAR - {"may"}  # (English "may" is a verb)
 _WORD_VALUES = _DAYS_AND_MONTHS
+# Months as notes shorten them ("Nov 15", "3 ene"): a month, each ("may" is one already).
+_SHORT_MONTHS = ("jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov",
+                 "dec", "ene", "abr", "ago", "dic")
 _DAY_AFTER = re.compile(r"\s*(\d{1,2})\b")
-_MONTH_AFTER = re.compile(r"(?:st|nd|rd|th)?\s+(?:de\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct"
-                          r"|nov|dec|ene|abr|ago|dic)[a-z]*\b")
+# (a month right after a day: "25 September", "3rd of May", "9 de septiembre")
+_MONTH_AFTER = re.compile(r"(?:st|nd|rd|th)?\s+(?:de\s+)?(?:" + "|".join(_SHORT_MONTHS)
+                          + r"|may)[a-z]*\b")
 
 
 @functools.lru_cache(maxsize=4)
-def _DAYS_AND_MONTHS_TERMS(stemmer: str) -> frozenset[str]:  # noqa: N802 (a constant, cached)
-    short = "jan feb mar apr jun jul aug sep sept oct nov dec ene abr ago dic".split()
-    return frozenset(t for w in [*CALENDAR, *short] for t in tokenize(w, stemmer)[:1])
+def calendar_terms(stemmer: str) -> frozenset[str]:
+    """The index terms of the weekdays and months (:data:`CALENDAR`)."""
+    return frozenset(t for w in CALENDAR for t in tokenize(w, stemmer)[:1])
+
+
+@functools.lru_cache(maxsize=4)
+def _date_words(stemmer: str) -> frozenset[str]:
+    """:func:`calendar_terms` and the short forms of the months."""
+    return calendar_terms(stemmer) | {t for w in _SHORT_MONTHS for t in tokenize(w, stemmer)[:1]}
 
 _COLON = re.compile(r"\s*:")
 _PRONOUNS = frozenset("i me my mine we us our you your he him his she her it its they them "
@@ -275,7 +285,7 @@ def read_note(text: str, stemmer: str) -> Note:
         still = st is not None and not (st.group() == "fine" and CUE.search(clause, 0,
                                                                              st.start()))
         if still:
-            note.kept.update(tokenize(clause, stemmer))
+            note.kept.update(last)
         for slot in OLD_SLOT.finditer(clause):
             if slot.group().startswith("from") and not CUE.search(clause) and \
                     not _FROM_TO.match(clause, slot.end()):
@@ -283,7 +293,7 @@ def read_note(text: str, stemmer: str) -> Note:
             gone = tokenize(next((g for g in slot.groups() if g), ""), stemmer)
             dated = _MONTH_AFTER.match(clause, slot.end()) is not None and \
                 all(g.isdigit() and len(g) <= 2 for g in gone)  # ("from 25 September")
-            if gone and (dated or set(gone) <= _DAYS_AND_MONTHS_TERMS(stemmer)):
+            if gone and (dated or set(gone) <= _date_words(stemmer)):
                 # a date: "from Nov 15 to Nov 22" lets the 15th go, not November; "from
                 # October 25 for 15 days" is when a period starts, nothing let go
                 if not _FROM_TO.match(clause, slot.end()):
@@ -303,9 +313,9 @@ def read_note(text: str, stemmer: str) -> Note:
         cue = cues[0] if cues else None
         if cue is None:
             if said and not still and REASON.search(clause):  # "; Clerk could not keep up"
-                note.changed.update(tokenize(clause, stemmer))
+                note.changed.update(last)
             said = False
-            reason = tokenize(clause, stemmer) if after and CONSEQUENCE.fullmatch(after) \
+            reason = last if after and CONSEQUENCE.fullmatch(after) \
                 and not still else []
             continue
         said = not (FUTURE.search(clause) or NOT_DONE.search(clause, 0, cue.end()))
@@ -314,8 +324,8 @@ def read_note(text: str, stemmer: str) -> Note:
             # go through Kafka now"): it belongs to the change, and a name it holds that the
             # change does not is the value let go.
             note.changed.update(reason)
-            note.gone.update(set(reason) & note.names - set(tokenize(clause, stemmer)))
-        reason = tokenize(clause, stemmer) if after and CONSEQUENCE.fullmatch(after) and \
+            note.gone.update(set(reason) & note.names - set(last))
+        reason = last if after and CONSEQUENCE.fullmatch(after) and \
             not said and not still else []
         if said:
             note.changed.update(last)
@@ -329,11 +339,11 @@ def read_note(text: str, stemmer: str) -> Note:
             if not figures:
                 bare = {number(b.group()) for b in BARE.finditer(clause)}
                 note.changed_figures |= {(x, t) for x in bare if x.isdigit()
-                                         for t in tokenize(clause, stemmer)}
+                                         for t in last}
             # (after a word of "now" the value may stand before it: "we're on Mattermost
             # these days")
             if NOW_CUES.search(clause):  # every name of the clause may be the new value
-                note.moved_to.update(tokenize(clause, stemmer))
+                note.moved_to.update(last)
             for slot in [*NEW_SLOT.finditer(clause, cue.start()),
                          *NEW_PLACE.finditer(clause, cue.start())]:
                 # a value may be of several words: "to Node 22", "a Grafana Loki"

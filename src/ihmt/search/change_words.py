@@ -409,16 +409,16 @@ PLANNED = lazy(
     r"|eventually|vamos\s+a|queremos|planeamos|pensamos|propuesta|propon\w*|podr\w+)\b")
 # The change a plan is about, in the base form a plan says it: "planning to move", "would
 # have to drop to 5 minutes", "queremos pasar a" (not "I would love to go hiking").
+PLANNED_CHANGE = lazy(
+    r"\b(?:move|switch|migrate|drop|raise|lower|change|replace|adopt|upgrade|downgrade"
+    r"|go\s+back|revert|cut|increase|decrease|reduce|extend|shorten|rename|retire"
+    r"|mover|cambiar|migrar|pasar|subir|bajar|reemplazar|sustituir|renombrar)\b")
 # A guess, not a fact: "Assumption: the deploy branch is main", "I assume ...", "supuse que
 # el dominio era ...", "supongo que ..." (a later answer of the same thing settles it).
 ASSUMED = lazy(
     r"\b(?:assumption|assumed|assuming|i\s+assume|i\s+guess|guessing|presumably|my\s+guess"
     r"|supuse|supongo|suponemos|asumo|asumi|asumimos|suposicion|imagino\s+que"
     r"|presumiblemente)\b")
-PLANNED_CHANGE = lazy(
-    r"\b(?:move|switch|migrate|drop|raise|lower|change|replace|adopt|upgrade|downgrade"
-    r"|go\s+back|revert|cut|increase|decrease|reduce|extend|shorten|rename|retire"
-    r"|mover|cambiar|migrar|pasar|subir|bajar|reemplazar|sustituir|renombrar)\b")
 
 # A memory that says an earlier one was wrong: "Correction: ...", "Small fix: ...",
 # "Actually ...", "I was wrong", "Me equivoqué". Run folded.

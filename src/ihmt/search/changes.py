@@ -385,10 +385,11 @@ def _settled_first(hits: list[Hit], terms: set[str], stemmer: str) -> list[Hit]:
     if len(hits) < 2:
         return hits
     said = fold(hits[0].excerpt or hits[0].title)
-    if ASSUMED.search(said) and not terms & _plan_words(stemmer):
+    if terms & _plan_words(stemmer):  # (a question about the plan asks for it)
+        return hits
+    if ASSUMED.search(said):
         return _guess_settled(hits, stemmer)
-    if not PLANNED.search(said) or not PLANNED_CHANGE.search(said) or \
-            terms & _plan_words(stemmer):  # (a question about the plan asks for it)
+    if not PLANNED.search(said) or not PLANNED_CHANGE.search(said):
         return hits
     lead = hits[0]
     if read_note(lead.text, stemmer).changed:  # "moved X to Y; might move Z later"
@@ -416,16 +417,16 @@ def _guess_settled(hits: list[Hit], stemmer: str) -> list[Hit]:
     asked, then the newest. The guess follows, flagged as possibly changed."""
     lead = hits[0]
     uses = use_verbs(stemmer)
+    said = {h.id: fold(h.excerpt or h.title) for h in hits[1:WINDOW]}
+    asked = {h.id: (set(h.matched) & set(lead.matched)) - uses for h in hits[1:WINDOW]}
     later = [h for h in hits[1:WINDOW]
              if not h.outdated and h.scope == lead.scope and (h.date or "") > (lead.date or "")
-             and not ASSUMED.search(fold(h.excerpt or h.title))
-             and not PLANNED.search(fold(h.excerpt or h.title))
-             and (set(h.matched) & set(lead.matched)) - uses]
+             and not ASSUMED.search(said[h.id]) and not PLANNED.search(said[h.id])
+             and asked[h.id]]
     if not later:
         return hits
     # (a correction first, then the one that shares most of what was asked, then the newest)
-    best = max(later, key=lambda h: (bool(CORRECTION.search(fold(h.excerpt or h.title))),
-                                     len((set(h.matched) & set(lead.matched)) - uses),
+    best = max(later, key=lambda h: (bool(CORRECTION.search(said[h.id])), len(asked[h.id]),
                                      h.date or "", -hits.index(h)))
     out = list(hits)
     _flag(lead, best, POSSIBLY_CHANGED, quote)

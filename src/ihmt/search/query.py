@@ -171,6 +171,8 @@ class Searcher:
                 grouped = value = None
                 _unflag(hits, before)
         result.hits = scoped.in_scope_first(hits)
+        # (what the question calls the kind of its answer, and its verb of use: how it asks)
+        asks = types | (frozenset(words) & use_verbs(stem))
         slack: frozenset[str] = frozenset()
         inherited: frozenset[str] = frozenset()
         agrees = None
@@ -179,14 +181,14 @@ class Searcher:
             # The newest of versions a change linked: what the question calls the kind of
             # its answer and its verb of use are how it asks, not what the answer must say;
             # a runner-up naming the same value, or only a plan, is no rival answer.
-            slack = types | (frozenset(words) & use_verbs(stem))
+            slack = asks
             agrees = no_rival(set(words), stem)
             inherited = earlier_words(result.hits[0], result.hits[:top_k])
         if value is None:
             ours_first(result, base)
         finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value,
-               types=types | (frozenset(words) & use_verbs(stem)), stemmer=stem,
+               types=asks, stemmer=stem,
                no_rival=agrees, slack=slack, inherited=inherited,
                loose=loose.get(result.hits[0].id, frozenset()) if result.hits else frozenset(),
                now=not period and not asks_about_past(base))
@@ -255,7 +257,7 @@ class Searcher:
         group = topic.version_group(about, sources, hit_for, self._saved_at,
                                     attribute=attribute, vocab=vset,
                                     ambiguous=topic.ambiguous_terms(attribute, stem),
-                                    weak=topic.weak_terms(attribute, stem))
+                                    weak=topic.weak_terms(attribute, stem), stemmer=stem)
         personal = attribute in topic.PERSONAL
         group = scoped.one_scope(group, view, personal)
         if not group:

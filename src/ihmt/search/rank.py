@@ -74,8 +74,11 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
     if slack:
         weights = {t: w * (TYPE_WEIGHT if t in slack and t not in matched else 1.0)
                    for t, w in weights.items()}
-    total = sum(weights.values()) or 1.0
-    coverage = sum(weights[t] for t in matched if t in weights) / total
+
+    def share(words: set[str] | list[str]) -> float:  # of the query's weight, as now weighed
+        return sum(weights[t] for t in words if t in weights) / (sum(weights.values()) or 1.0)
+
+    coverage = share(matched)
     s1 = best.score
     # Superseded memories are history, shown with their correction: not rivals; nor is
     # another project's memory listed beside an answer in scope (ihmt.search.scoped).
@@ -91,18 +94,18 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
     lacking = [t for t in types if t in weights and t not in matched]
     if lacking and names_beyond(best.text, set(q), stemmer):
         weights = {t: w * (TYPE_WEIGHT if t in lacking else 1.0) for t, w in weights.items()}
-        coverage = sum(weights[t] for t in matched if t in weights) / \
-            (sum(weights.values()) or 1.0)
+        coverage = share(matched)
     near = [t for t in loose if t in weights and t not in matched]
     if near:
-        coverage += RELATED_SHARE * sum(weights[t] for t in near) / (sum(weights.values()) or 1.0)
+        coverage += RELATED_SHARE * share(near)
     strong = [t for t in matched if weights.get(t, 0) >= 0.5 * max(weights.values())]
     stray = len(q) >= 2 and (coverage < 0.3 or (len(matched) == 1 and coverage < 0.5
                                                  and not strong))
     if stray or coverage < 0.2:
         result.status = "NOT_FOUND"
-        result.message = ("no memory matches this query; the closest entries share only "
-                          f"'{', '.join(sorted(matched or loose))}' with it")
+        shared = sorted(matched or loose)
+        result.message = "no memory matches this query" + (
+            f"; the closest entries share only '{', '.join(shared)}' with it" if shared else "")
         return
     rivals = [h for h in current if h.score >= s1 * (1.0 - cfg.ambiguity_margin)]
     if result.confidence < cfg.confidence_threshold or rivals:

@@ -117,10 +117,12 @@ def states_something(text: str, stated: bool = False) -> bool:
                 or theirs(folded) or (not stated and mere_mention(folded)))
 
 
-def _replaces(text: str) -> bool:
+@functools.lru_cache(maxsize=64)
+def _replaces(text: str, stemmer: str) -> bool:
     """Whether a memory says a change done: its "old" is what the change replaced ("IT
-    replaced my old machine with a Framework"), not a mention of the past."""
-    note = read_note(text, "english")
+    replaced my old machine with a Framework"), not a mention of the past. (Asked of one
+    member by two tests: read once.)"""
+    note = read_note(text, stemmer)
     return bool(note.cues) and not note.hedged
 
 
@@ -129,7 +131,7 @@ def version_group(candidates: list[Hit], fact_sources: list[str],
                   saved_at: Callable[[str], str] = lambda _id: "", *, attribute: str = "",
                   vocab: frozenset[str] = frozenset(),
                   ambiguous: frozenset[str] = frozenset(),
-                  weak: frozenset[str] = frozenset()) -> list[Hit]:
+                  weak: frozenset[str] = frozenset(), stemmer: str = "english") -> list[Hit]:
     """The dated memories about one attribute among ``candidates`` (hits of the vocabulary
     descent and of the query) and the timeline's ``fact_sources``, oldest first; memories
     of the same day in the order they were saved (``saved_at``). A candidate whose only
@@ -158,7 +160,7 @@ def version_group(candidates: list[Hit], fact_sources: list[str],
             continue
         folded = fold(text)
         if h.id not in fact_sources and (
-                (FORMER.search(folded) and not _replaces(text))
+                (FORMER.search(folded) and not _replaces(text, stemmer))
                 or (attribute in ELSEWHERE and ELSEWHERE[attribute].search(folded))
                 or (attribute in PERSONAL and someone_elses(folded))):
             continue
@@ -167,9 +169,8 @@ def version_group(candidates: list[Hit], fact_sources: list[str],
                 and not _in_context(h, attribute):
             continue
         if h.id not in fact_sources and words and words <= weak and \
-                not VALUE_WORDS.get(attribute, frozenset()) & set(re.findall(r"[a-z]+",
-                                                                           fold(text))) \
-                and not (attribute in THINGS and about_me(text) and _replaces(text)):
+                not VALUE_WORDS.get(attribute, frozenset()) & set(re.findall(r"[a-z]+", folded)) \
+                and not (attribute in THINGS and about_me(text) and _replaces(text, stemmer)):
             # found by a word other topics use as much, naming none of its values (but "IT
             # replaced my old machine with a Framework" is about the user's laptop)
             continue
@@ -382,6 +383,17 @@ def answers_else(lead: Hit, beyond: set[str], others: list[Hit], stemmer: str) -
     return bool(told) and not told & set(tokenize(lead.text or lead.excerpt or "", stemmer))
 
 
+def _newest_leader(can: list[bool]) -> int | None:
+    """The index of the newest member that may lead (members are oldest first)."""
+    return next((i for i in range(len(can) - 1, -1, -1) if can[i]), None)
+
+
+def _outdated_by(newest: Hit) -> str:
+    """The notice of a member a newer one may have outdated."""
+    return (f"possibly outdated: a later memory ({newest.when}) says: "
+            f"{clip_shown(newest.text, 100)}")
+
+
 def sure_of_thing(group: list[Hit], can: list[bool], attribute: str, stemmer: str) -> bool:
     """For a thing or service the user has (:data:`THINGS`: any note may name a laptop, a
     bank or a gym), whether the group may answer: its newest member that may lead is its
@@ -390,7 +402,7 @@ def sure_of_thing(group: list[Hit], can: list[bool], attribute: str, stemmer: st
     Otherwise no older member answers in its place: the ordinary ranking does."""
     if attribute not in THINGS:
         return True
-    i = next((i for i in range(len(group) - 1, -1, -1) if can[i]), None)
+    i = _newest_leader(can)
     if i is None:
         return False
     if len(group) == 1:
@@ -405,7 +417,7 @@ def doubt_older(group: list[Hit], can: list[bool]) -> None:
     :attr:`Hit.unsettled` with a notice quoting it: the ordinary ranking may still put one
     first, but not as a sure answer ("My bank is Triodos" after "Bank: ING Direct from
     March", which says no change in words the rules read)."""
-    i = next((i for i in range(len(group) - 1, -1, -1) if can[i]), None)
+    i = _newest_leader(can)
     if i is None:
         return
     newest = group[i]
@@ -414,8 +426,7 @@ def doubt_older(group: list[Hit], can: list[bool]) -> None:
         if (h.date or "") >= (newest.date or "") or not theirs - _values(h.excerpt or h.text):
             continue
         h.unsettled = True
-        h.notices = [f"possibly outdated: a later memory ({newest.when}) says: "
-                     f"{clip_shown(newest.text, 100)}"] + list(h.notices)
+        h.notices = [_outdated_by(newest)] + list(h.notices)
 
 
 def lead_of(group: list[Hit], period: tuple[str, str] | None,
@@ -440,8 +451,8 @@ def order_group(group: list[Hit], lead: Hit, period: tuple[str, str] | None,
     memory that names nothing ("the job queue is backed up") outdates nothing.
     Notices about ``attribute`` come before a member's other notices (a memory of the
     old home that also named the old job answers "where do I live" with the home's)."""
-    newest = next((group[i] for i in range(len(group) - 1, -1, -1) if can[i]), lead) \
-        if can is not None else group[-1]
+    i = _newest_leader(can) if can is not None else len(group) - 1
+    newest = group[i] if i is not None else lead
     rest = [h for h in reversed(group) if h is not lead]
     top = max((h.score for h in group), default=1.0) or 1.0
     lead.score = top * 2 + 1.0
@@ -451,11 +462,9 @@ def order_group(group: list[Hit], lead: Hit, period: tuple[str, str] | None,
     for h in group[:later]:
         if (h.date or "") > (newest.date or ""):
             continue
-        note = (f"possibly outdated: a later memory ({newest.when}) says: "
-                f"{clip_shown(newest.text, 100)}")
         if not h.outdated or not h.notices:
             h.outdated = True
-            h.notices = [note] + list(h.notices)
+            h.notices = [_outdated_by(newest)] + list(h.notices)
     if period and lead is not newest:
         lead.outdated = True
     about = f"user {attribute} ="

@@ -60,7 +60,7 @@ VOCABULARY: dict[str, str] = {
     "computer": "laptop laptops computer notebook macbook thinkpad workstation desktop "
                 "machine pc imac portatil portátil ordenador computadora",
     "phone": "phone phones smartphone iphone pixel galaxy android handset mobile "
-             "movil móvil telefono teléfono celular smartphone",
+             "movil móvil telefono teléfono celular",
     "phone number": "number numbers phone mobile sim cell "
                     "numero número telefono teléfono movil móvil celular",
     "car": "car cars vehicle drive driving drove hatchback estate suv "
@@ -69,11 +69,11 @@ VOCABULARY: dict[str, str] = {
               "medico médico medica médica doctora cabecera ambulatorio consultorio",
     "dentist": "dentist dentists dental dentista dentistas odontologo odontólogo odontologa",
     "gym": "gym gyms fitness membership workout "
-           "gimnasio gimnasios gym cuota",
+           "gimnasio gimnasios cuota",
     "bank": "bank banks banking account "
             "banco bancos cuenta",
     "internet": "internet broadband fibre fiber isp router wifi provider "
-                "fibra operador proveedor router wifi compañía compania",
+                "fibra operador proveedor compañía compania",
     "diet": "diet vegan vegetarian pescatarian keto meat eat eating "
             "dieta vegano vegana vegetariano vegetariana carne",
 }

@@ -69,3 +69,15 @@ OFFICE_NOTES = [
 def office_store(tmp_path: Path, *texts_and_dates: tuple[str, str]) -> Memory:
     """:func:`store_with` over :data:`OFFICE_NOTES`."""
     return store_with(tmp_path, OFFICE_NOTES, *texts_and_dates)
+
+
+def newer_leads(res, newer: str, older: str) -> None:  # type: ignore[no-untyped-def]
+    """The newer memory comes first and the older one is flagged outdated."""
+    assert res.hits[0].text == newer, [h.text for h in res.hits]
+    assert next(h for h in res.hits if h.text == older).outdated
+
+
+def stands(res, text: str) -> None:  # type: ignore[no-untyped-def]
+    """The memory still holds: it comes first, not flagged."""
+    assert res.hits[0].text == text, [h.text for h in res.hits]
+    assert not res.hits[0].outdated

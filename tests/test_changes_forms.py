@@ -255,12 +255,15 @@ def test_frame_terms_are_the_words_that_ask_for_a_name() -> None:
 
 
 def test_rarest_takes_each_answer_its_share() -> None:
-    df = {"papertrail": 1, "app": 40, "log": 30, "book": 3, "club": 5, "read": 20}
+    df = {"papertrail": 2, "app": 40, "log": 30, "book": 3, "club": 5, "read": 20}
     groups = [["app", "log", "papertrail"], ["book", "club", "read"]]
     assert rarest(groups, df, 2) == ["papertrail", "book"]
     # then the next rarest of the first answer, then of the second
     assert rarest(groups, df, 4) == ["papertrail", "book", "log", "club"]
     assert rarest([["unknown"]], df, 3) == []  # a word no memory holds is no way further
+    # nor is a word only the answer itself holds: it finds nothing but the answer
+    assert rarest([["travis.yml", "travis", "ci"]], {"travis.yml": 1, "travis": 2, "ci": 3},
+                  2) == ["travis", "ci"]
 
 
 def test_a_weighted_descent_is_still_the_exact_weighted_top(tmp_path: Path) -> None:

@@ -61,22 +61,11 @@ import pytest
 
 from ihmt.search.intent import fact_intent
 
+from .conftest import newer_leads as _newer_leads
 from .conftest import office_store
+from .conftest import stands as _stands
 
 _store = office_store
-
-
-def _newer_leads(res, newer: str, older: str) -> None:  # type: ignore[no-untyped-def]
-    """The newer memory comes first and the older one is flagged outdated."""
-    assert res.hits[0].text == newer
-    assert next(h for h in res.hits if h.text == older).outdated
-
-def _stands(res, text: str) -> None:  # type: ignore[no-untyped-def]
-    """The memory still holds: it comes first, not flagged."""
-    assert res.hits[0].text == text
-    assert not res.hits[0].outdated
-
-
 
 def test_a_linked_version_answers_by_the_words_of_what_it_changed(tmp_path: Path) -> None:
     old = "Invoices for the EU shop are generated with Zoho Invoice."

@@ -16,7 +16,7 @@ from ..text import tokenize
 from .change_figures import number_terms, same_unit
 from .change_notes import Note, calendar_terms, use_verbs
 
-_YEAR = re.compile(r"(?:19|20)\d\d")
+YEAR = re.compile(r"(?:19|20)\d\d")  # a year: a date, never a value nor a thing
 _HASH = re.compile(r"(?=[a-f]*\d)(?=\d*[a-f])[0-9a-f]{6,40}")  # "4be21a", "9f1c2e0"
 
 NAMED = "named"  # the later memory names the value it replaced: the earlier is outdated
@@ -37,6 +37,11 @@ def link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
         return None
     if elsewhere(n, o, terms) or named_apart(o, n):
         return None
+    # Each names an item by its key, and not the other's ("ADR for CX-1464: ..." and "ADR
+    # for MOB-5163: ..."): two items of one kind, not two versions of one.
+    keys_o, keys_n = _keys(o), _keys(n)
+    if keys_o and keys_n and not keys_o & keys_n:
+        return None
     attrs = {k.split("::", 1)[-1] for k in facts_of(old.id)}
     if attrs & {k.split("::", 1)[-1] for k in facts_of(new.id)}:
         return None
@@ -49,7 +54,10 @@ def link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     # A sentence's first word is capitalised anyway; it is a name where the other memory
     # writes it capitalised inside a sentence ("Nginx is our reverse proxy" and "Traefik
     # replaced Nginx") and the question does not ask by it.
-    both = ((o.initial & n.names) | (n.initial & o.names)) - terms
+    # (not a short acronym, "CI is Buildkite now" after "Moved CI over to GitHub Actions":
+    # the thing, not a value)
+    both = ((o.initial & n.names) | (n.initial & o.names)) - terms \
+        - (o.names - o.values) - (n.names - n.values)
     o_names, n_names = o.names | (both & o.words), n.names | (both & n.words)
     o_values, n_values = o.values | (both & o.words), n.values | (both & n.words)
     # The subject: a word both say as a word of its own that is no value of both and no
@@ -66,7 +74,7 @@ def link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     # the ING one", "cancelled FitLab", "from Redis"): the value ties the two even where
     # they say the thing in other words ("reverse proxy" and "in front of the services").
     gone = ((o_names - o.gone) & n.gone) - terms  # (names: "closed the ING one")
-    gone = {g for g in gone if not _YEAR.fullmatch(g)}  # ("... de 2025 a las 9:30": a date)
+    gone = {g for g in gone if not YEAR.fullmatch(g)}  # ("... de 2025 a las 9:30": a date)
     if refigured(o, n, set(old.matched), terms, uses, stemmer):
         return NAMED
     # The later renames a name the earlier holds ("Renamed notifier -> herald" after "the
@@ -143,6 +151,14 @@ def link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     if len(about) >= 2 or (o.ways & set(old.matched)) - subject or o.defines:
         return POSSIBLY
     return FOLLOWS
+
+
+_KEY = re.compile(r"[a-z][a-z0-9]*-\d{2,}")  # a ticket's or a record's key: "cx-1464"
+
+
+def _keys(note: Note) -> set[str]:
+    """The keys of items (tickets, records) a memory names."""
+    return {t for t in note.idents if _KEY.fullmatch(t)}
 
 
 def redated(o: Note, n: Note, said: set[str], terms: set[str], stemmer: str) -> bool:

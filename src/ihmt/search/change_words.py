@@ -58,7 +58,10 @@ _WRONG = (r"correction|correccion|(?:small|quick|minor|tiny)\s+fix\b|me\s+equivo
           r"|(?:scratch|strike)\s+that|disregard\s+(?:that|my\s+last)|misspoke|i\s+was\s+mistaken"
           r"|mixed\s+(?:them|those|these|it|the\s+two)\s+up|got\s+(?:that|it|them)\s+mixed\s+up"
           r"|me\s+confundi|me\s+lie\b|mejor\s+dicho|olvid(?:a|ad|en)\s+lo\s+(?:anterior|que\s+dije)"
-          r"|error\s+mio")
+          r"|error\s+mio"
+          # what was found to hold: "turns out the mesh is actually Istio" (not "let me
+          # know how it turns out")
+          r"|turns\s+out\s+(?:that\s+)?(?:\S+\s+){1,4}?(?:is|are|was|were|uses|runs)")
 _DONE_WITH = r"(?:is|are|'s|'re|am|'m)\s+done\s+with"
 # what is handed over is a charge, not a thing passed along ("handed the report to Iker")
 _HANDED = (r"handed\s+(?:\S+\s+){0,3}?(?:team|teams|squad|project|projects|role|lead|ownership"
@@ -103,12 +106,15 @@ CUE = lazy(
     r"|quit(?:o|aron)|borr(?:o|aron)"
     r"|apag(?:amos|ue|o|ado|ada|aron)"
     r"|ya\s+no|ahora(?!\s+que)|en\s+(?:lugar|vez)\s+de"
-    # "ya" before a verb of being or use in the present: the state reached ("los
-    # transaccionales ya salen por Amazon SES", "ya estamos en Kubernetes")
+    # "ya" before a verb of being or use in the present, or before "en"/"con" alone: the
+    # state reached ("los transaccionales ya salen por Amazon SES", "ya estamos en
+    # Kubernetes")
     r"|ya\s+(?:se\s+)?(?:usa|usan|usamos|uso|sale|salen|va|van|vamos|esta|estan|estamos"
     r"|estoy|corre|corren|corremos|funciona|funcionan|vive|vivo|vivimos|trabaja|trabajo"
     r"|trabajamos|tenemos|tengo|tiene|tienen|despliega|despliegan|desplegamos|guarda"
-    r"|guardan|guardamos)\b"
+    r"|guardan|guardamos"
+    # a note's shorthand: "pagos ya en Java 21", "ya con Vite"
+    r"|en|con)\b"
     # the perfect Spain writes a change in: "me he pasado a ING", "hemos migrado X a Y"
     r"|(?:he|has|ha|hemos|habeis|han)\s+(?:pasado|cambiado|migrado|movido|mudado|trasladado"
     r"|dejado|sustituido|reemplazado|quitado|eliminado|apagado|vuelto|vendido|cerrado"
@@ -198,12 +204,13 @@ CUE = lazy(
 OLD_SLOT = lazy(
     r"\b(?:(?:cancele|cerre|vendi|deje)\s+(?:la|el|los|las)\s+(?:\w+\s+)?del?"  # "cerré la del X"
     r"|from|off|replac(?:ed|ing)|instead\s+of|dropp(?:ed|ing)|ditch(?:ed|ing)|swapp(?:ed|ing)"
+    r"|delet(?:ed|ing)|remov(?:ed|ing)"
     r"|cancelamos|cancelaron"
     r"|retir(?:ed|ing)|stopped\s+using|no\s+longer\s+(?:use|using|keep|run|on|in|with"
     r"|\w+\s+(?:on|in|with|for|from|by)|\w+)"  # "no longer pay for Heroku", "... enforce X"
     r"|got\s+rid\s+of|reemplazamos|sustituimos|dejamos(?:\s+de\s+usar)?|apagamos"
     r"|closed|cancel(?:l?ed|led)|good-?bye|bye|farewell|adios|cerre(?:\s+la\s+cuenta\s+de)?"
-    r"|cancele|di\s+de\s+baja|deje(?:\s+de\s+usar)?|returned|sold|stopped(?:\s+using)?"
+    r"|cancele|di(?:mos)?\s+de\s+baja(?:\s+(?:del?|en)\b)?|deje(?:\s+de\s+usar)?|returned|sold|stopped(?:\s+using)?"
     r"|(?:he|hemos|han)\s+(?:dejado(?:\s+de\s+usar)?|quitado|eliminado|apagado|vendido"
     r"|cerrado(?:\s+la\s+cuenta\s+de)?|cancelado)"
     r"|left|quit|renam(?:ed|ing)|vendi|vendimos"
@@ -281,9 +288,14 @@ GONE_WORDS = lazy(
 _MAY_MODAL = (r"(?<!\d\s)(?<!\d)(?<!\bin\s)(?<!\bon\s)(?<!\bby\s)(?<!\bto\s)(?<!\bof\s)"
               r"(?<!until\s)(?<!since\s)(?<!early\s)(?<!\blate\s)(?<!\bmid\s)(?<!\bmid-)"
               r"(?<!\bfrom\s)(?<!\bnext\s)(?<!\blast\s)may(?!\s*\d)")
+# "plan" as a plan, not as a noun of something else ("sprint planning", "my phone plan",
+# "the planning meeting"): a verb after its subject or before "to"/"on", a plan announced
+# ("Plan: ...", "the plan is to", "plan for next quarter"), a change "planned for" a date.
+_PLAN = (r"(?:we|i|they|you|to)\s+plan\b|plans?(?=\s*:|\s+(?:to|for|on)\b|\s+(?:is|was)\s+to\b)"
+         r"|planning(?=\s+(?:to|on|an?|for)\b)|(?:are|am|is|was|were|re|m)\s+planning"
+         r"|planned(?=\s*:|\s+(?:for|to)\b)|(?:is|are|was|were|been|s)\s+planned")
 NOT_DONE = lazy(
-    r"\b(?:might|" + _MAY_MODAL + r"|maybe|could|would|should|shall|will|won'?t|going\s+to|gonna|plan|plans"
-    r"|planning|planned|want(?:s|ed)?\s+to|thinking\s+(?:of|about)|consider(?:ing|ed)?"
+    r"\b(?:might|" + _MAY_MODAL + r"|maybe|could|would|should|shall|will|won'?t|going\s+to|gonna|" + _PLAN + r"|want(?:s|ed)?\s+to|thinking\s+(?:of|about)|consider(?:ing|ed)?"
     r"|propos(?:e|ed|al)|suggest(?:ed|s)?|pending|if|unless|whether|tried|trying|attempted"
     r"|reverted"
     r"|rolled\s+back|gave\s+up|did\s*n'?t|did\s+not"
@@ -418,7 +430,10 @@ PLANNED_CHANGE = lazy(
 ASSUMED = lazy(
     r"\b(?:assumption|assumed|assuming|i\s+assume|i\s+guess|guessing|presumably|my\s+guess"
     r"|supuse|supongo|suponemos|asumo|asumi|asumimos|suposicion|imagino\s+que"
-    r"|presumiblemente)\b")
+    r"|presumiblemente"
+    # a belief said as one: "I think we use Linkerd?", "creo que es Jenkins"
+    r"|i\s+(?:think|believe|suspect)|not\s+(?:sure|certain)|probably|creo\s+que"
+    r"|me\s+parece\s+que|no\s+estoy\s+segur[oa]|probablemente)\b")
 
 # A memory that says an earlier one was wrong: "Correction: ...", "Small fix: ...",
 # "Actually ...", "I was wrong", "Me equivoqué". Run folded.

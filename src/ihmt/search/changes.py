@@ -61,6 +61,7 @@ from .change_figures import NAMED_FIGURE
 from .change_links import (
     NAMED,
     POSSIBLY,
+    YEAR,
     elsewhere,
     link,
     named_apart,
@@ -69,6 +70,7 @@ from .change_links import (
 )
 from .change_notes import (
     Note,
+    calendar_terms,
     read_note,
     states_of,
     use_verbs,
@@ -101,9 +103,10 @@ def later_changes(look: list[Hit], terms: set[str], stemmer: str,
     leads = [h for h in leads if h.score >= CLOSE * leads[0].score]
     uses = use_verbs(stemmer)
     # (the question's own words found what they could already: the rarest of the rest are
-    # the answers' names and subject)
+    # the answers' names and subject; a date's words name no thing)
     words = [list(dict.fromkeys(t for t in whole_terms(_shown(h), stemmer)
-                                if t not in uses and t not in terms)) for h in leads]
+                                if t not in uses and t not in terms
+                                and not _dateish(t, stemmer))) for h in leads]
     if not any(words):
         return []
     since = min((h.date or "")[:10] for h in leads)
@@ -118,17 +121,22 @@ def later_changes(look: list[Hit], terms: set[str], stemmer: str,
     return out
 
 
-def rarest(groups: list[list[str]], df: dict[str, int], n: int, *,
-           shared: bool = False) -> list[str]:
+def _dateish(term: str, stemmer: str) -> bool:
+    """Whether ``term`` is a word of a date: a year, a month, a weekday, a day's number."""
+    return bool(YEAR.fullmatch(term)) or term in calendar_terms(stemmer) or \
+        (term.isdigit() and len(term) <= 2)
+
+
+def rarest(groups: list[list[str]], df: dict[str, int], n: int) -> list[str]:
     """Up to ``n`` of the words of ``groups`` (one group per answer, the first answer
     first) that the fewest memories hold, taken in turn from each group: an answer that
     ranks close to the first gets its share, and no more ("where can I read the app logs"
     finds "Application logs go to Papertrail" and, close behind, a book club's reading:
-    "papertrail" must be among the words that look further)."""
-    least = 2 if shared else 1  # (``shared``: a word only one memory holds is the
-    # answer's own and finds nothing further; used from an answer found by meaning, whose
-    # words are all the search has)
-    ranked = [sorted((t for t in g if df.get(t, 0) >= least), key=lambda t: df[t])
+    "papertrail" must be among the words that look further). A word only one memory
+    holds is the answer's own and finds nothing further: it is left out ("Monorepo CI runs
+    on Travis CI, config in .travis.yml" looks further by "travis" and "config", not by
+    ".travis.yml")."""
+    ranked = [sorted((t for t in g if df.get(t, 0) >= 2), key=lambda t: df[t])
               for g in groups]
     out: list[str] = []
     for i in range(max((len(r) for r in ranked), default=0)):
@@ -344,8 +352,9 @@ def _unsettled(out: list[Hit], beyond: list[Hit], notes: dict[str, Note],
         if h.scope != lead.scope or not n.changed or n.hedged or n.kept or \
                 when[h.id] <= when[lead.id]:
             continue
-        if not (first.whole & n.whole) - terms - uses - n.cues - first.cues:
-            continue
+        if not {t for t in (first.whole & n.whole) - terms - uses - n.cues - first.cues
+                if not _dateish(t, stemmer)}:
+            continue  # (two notes of one month share no thing for it)
         # (whether the later is another thing of the kind is not asked here: in talk, the
         # doubt a later note sharing a word casts keeps a stray answer from being served
         # as sure: on LoCoMo, asking it made the hooks inject more at a lower precision,

@@ -109,8 +109,17 @@ def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, fl
             while k < len(lex) and lex[k].outdated:
                 k += 1  # the versions the lexical rules keep with it, newest first
             lead = [h.id for h in lex[:k]]
-    elif semantic and (result.status == "NOT_FOUND" or (
-            result.status == "AMBIGUOUS" and coverage < LOW_COVERAGE)):
+        if semantic and lead and not lex[0].unsettled and _unsure(result.status, coverage):
+            # Too few words for the lexical side, but the model's clear first is the lead
+            # or a version it replaced ("Nightly database backups ..., 7 days retention"
+            # for "how long do we hold on to database snapshots?", now "Backups ... kept
+            # 30 days"): words and meaning agree on the thing, the change rule on its
+            # value.
+            best_id, s1 = semantic[0]
+            s2 = next((s for i, s in semantic if i not in lead), 0.0)
+            if best_id in lead and s1 >= STRONG and s1 - s2 >= MARGIN:
+                upgrade, chosen = "FOUND", best_id
+    elif semantic and _unsure(result.status, coverage):
         # Lexically nothing, or a tie between memories that share a stray word with the
         # query: the decision is the model's (a real tie, with words, stays AMBIGUOUS).
         best_id, s1 = semantic[0]
@@ -210,6 +219,12 @@ def blend(result: SearchResult, lexical: list[Hit], semantic: list[tuple[str, fl
         else:
             result.message = (f"the closest memories by meaning (similarity {s1:.2f}) share "
                               "few words with the query; give a clue to choose")
+
+
+def _unsure(status: str, coverage: float) -> bool:
+    """Whether the lexical answer leaves the decision to the model: nothing, or a tie
+    between memories that share a stray word with the query."""
+    return status == "NOT_FOUND" or (status == "AMBIGUOUS" and coverage < LOW_COVERAGE)
 
 
 def versions_in_order(hits: list[Hit]) -> list[Hit]:

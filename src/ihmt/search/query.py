@@ -8,7 +8,6 @@ vectors) and the two repairs it may need (a damaged branch, a damaged fact log),
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from datetime import date as _date
@@ -131,14 +130,13 @@ class Searcher:
             hits = versions_together(hits, self.timeline, hit_for, query=base, period=period,
                                      stemmer=stem, current=current)
 
-        def later(found_by: list[list[str]], k: int, since: str,
-                  shared: bool = False) -> list[Hit]:
+        def later(found_by: list[list[str]], k: int, since: str) -> list[Hit]:
             """The memories dated ``since`` or later, in the view searched, that the rarest
             of ``found_by`` (the words of each answer) find best (the rarest words are the
             names and the subject; a descent over every word of a memory would open the
-            whole tree). ``shared``: only words another memory holds too."""
+            whole tree)."""
             df = self.frequencies([t for g in found_by for t in g])
-            d = self.descend(rarest(found_by, df, FOLLOW_TERMS, shared=shared), k,
+            d = self.descend(rarest(found_by, df, FOLLOW_TERMS), k,
                              _dated_since(flt, since))
             more = scoped.label(_hits(d, loader), view, root)
             annotate(more, self.timeline, self.excerpt)
@@ -149,7 +147,7 @@ class Searcher:
                                  excerpt=quote, facts_of=self.timeline.keys_of,
                                  find=None if asks_about_event(base)
                                  or len(set(words)) > FOLLOW_MAX_WORDS
-                                 else functools.partial(later, shared=meaning),
+                                 else later,
                                  successor=lambda i: self.timeline.outdated_by(i)
                                  or self.timeline.changed_by(i),
                                  now=not asks_about_past(base), meaning=meaning)

@@ -122,7 +122,8 @@ def finish(result: SearchResult, *, terms: list[str], idf: dict[str, float], n_l
            no_rival: Callable[[Hit, Hit], bool] | None = None,
            slack: frozenset[str] = frozenset(), now: bool = False,
            inherited: frozenset[str] = frozenset(),
-           loose: frozenset[str] = frozenset()) -> SearchResult:
+           loose: frozenset[str] = frozenset(),
+           versions: dict[str, int] | None = None) -> SearchResult:
     """Decide the status and cut to ``top_k``. ``answer_value``: the hits already lead with
     the answer of a version group (:mod:`ihmt.search.topic`); it is the message."""
     if answer_value is not None and result.hits:
@@ -138,5 +139,5 @@ def finish(result: SearchResult, *, terms: list[str], idf: dict[str, float], n_l
         return result
     result.hits = result.hits[:top_k]
     assess(result, terms, idf, n_leaves, cfg, types, stemmer, no_rival=no_rival, slack=slack,
-           now=now, inherited=inherited, loose=loose)
+           now=now, inherited=inherited, loose=loose, versions=versions)
     return result

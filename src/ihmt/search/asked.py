@@ -77,3 +77,44 @@ def names_beyond(text: str, query_terms: set[str], stemmer: str) -> bool:
         if named and not set(tokenize(w, stemmer)) <= query_terms:
             return True
     return False
+
+
+# Words that ask about the present: "today", "these days", "right now", "a día de hoy".
+# They say when the answer holds, not what it says; a memory is no better an answer for
+# holding them ("Trabajo en Nimbus desde hoy").
+_NOW = lazy(
+    r"\b(?:now|today|currently|current|nowadays|these\s+days|at\s+the\s+moment|right\s+now"
+    r"|at\s+present|presently|as\s+of\s+today|ahora|hoy|actualmente|actual|hoy\s+en\s+dia"
+    r"|a\s+dia\s+de\s+hoy|en\s+este\s+momento|ahora\s+mismo|estos\s+dias)\b")
+
+
+def now_terms(query: str, stemmer: str) -> frozenset[str]:
+    """Index terms of the words by which ``query`` asks about the present."""
+    return frozenset(t for m in _NOW.finditer(fold(query))
+                     for t in tokenize(m.group(), stemmer))
+
+
+# A question among other sentences: "Which proxy fronts cobalt today? I need to add a
+# route." The part that asks ends with "?", opens with "¿", or starts with a word of
+# asking; the rest says why the user asks (a task, a plan), not what the answer holds.
+_PARTS = re.compile(r"(?<=[?!.;:])\s+|\s+[-\u2013\u2014]\s+|\n+")
+_ASKS = lazy(
+    r"^\W*(?:what|which|where|who|whom|whose|when|how|why|is|are|do|does|did|can|could"
+    r"|should|will|would|has|have|que|cual|cuales|donde|quien|quienes|cuando|como"
+    r"|cuanto|cuanta|cuantos|cuantas|por\s+que)\b")
+
+
+def context_terms(query: str, stemmer: str) -> frozenset[str]:
+    """Index terms found only in the parts of ``query`` that do not ask (its context: "I
+    need to add a route", "Before I add a background job to sable:"); nothing for a query
+    of one part, or one with no part that asks."""
+    parts = [p for p in _PARTS.split(query.strip()) if p.strip()]
+    if len(parts) < 2:
+        return frozenset()
+    asks = [p for p in parts if p.rstrip().endswith("?") or p.lstrip().startswith("¿")
+            or _ASKS.search(fold(p))]
+    if not asks or len(asks) == len(parts):
+        return frozenset()
+    asked = {t for p in asks for t in tokenize(p, stemmer)}
+    return frozenset(t for p in parts if p not in asks for t in tokenize(p, stemmer)
+                     if t not in asked)

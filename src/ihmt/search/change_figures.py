@@ -38,6 +38,10 @@ NAMED_FIGURE = re.compile(r"\b([a-z][a-z_-]+)(?:\s*[=:]\s*|\s+(?:(?:is|are|was|w
                            r"|changed|went\s+up|went\s+down|subid[oa]|bajad[oa]"
                            r"|cambiad[oa])\s+(?:to|a)\s+)?)"  # ("TIMEOUT_MS=4500")
                            r"(\d+(?:[.,:]\d+)*)(?![\w.,:]*\w)")
+# words that number a place in a series, not a quantity or a setting
+_ORDINAL = frozenset("""note notes item step part chapter section point entry round phase
+    episode lesson slide page question nota paso punto parte capitulo seccion fase ronda
+    pregunta pagina""".split())
 # the second number of "18->20", "22 to 2222", "30 a 60"
 _FIGURE_TO = re.compile(r"\s*(?:->|=>|\u2192|\bto\b|\ba\b)\s*(\d+(?:[.,:]\d+)*)(?![\w.,:]*\w)")
 # "30 days", "2am", "5%", "4-space", "two weeks", "one-week", "five hundred requests"
@@ -91,6 +95,8 @@ def figures_of(clause: str, stemmer: str) -> tuple[set[tuple[str, str]], set[tup
     named = set()
     for m in NAMED_FIGURE.finditer(clause):  # "port 5432", "node 20", "timeout is 30"
         unit = tokenize(m.group(1), stemmer)[:1]
+        if m.group(1) in _ORDINAL:
+            continue  # a place in a series, no value: "note 2", "step 3", "paso 4"
         if unit:
             named.add((m.group(2), unit[0]))
             # a range of one figure, "node 18->20", "port 22 to 2222": the last number is

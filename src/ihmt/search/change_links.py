@@ -85,6 +85,12 @@ def link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     if not subject:
         if gone & n.changed and not n.hedged and not gone & n.kept:
             return NAMED
+        # Two answers the question found by different words ("snapshot", "database"),
+        # of one thing they both name ("backup"), the later giving the earlier's figure
+        # another number in a change ("kept 14 days", later "retention 30 days").
+        if not beyond and not n.hedged and (said - uses) - calendar_terms(stemmer) and \
+                _renumbered(o, n, stemmer):
+            return NAMED
         if beyond and redated(o, n, said - uses, terms, stemmer):
             return POSSIBLY  # (nothing says which day went away)
         return None
@@ -113,9 +119,7 @@ def link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
         return None
     # A figure the change gives in the unit of one of the earlier's ("logs are kept for 30
     # days", later "log retention went up to 90 days"): the earlier figure is the old value.
-    numbers = {y for y, _ in n.figures}
-    if any(same_unit(u, v, stemmer) and x != y and x not in numbers and x not in n.words
-           for x, u in o.figures for y, v in n.changed_figures):
+    if _renumbered(o, n, stemmer):
         return NAMED
     # Said without the old value ("deploys migrated to GitHub Actions"): about the same
     # thing (a subject word inside the change that is no verb of use), a name of its own
@@ -151,6 +155,14 @@ def link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     if len(about) >= 2 or (o.ways & set(old.matched)) - subject or o.defines:
         return POSSIBLY
     return FOLLOWS
+
+
+def _renumbered(o: Note, n: Note, stemmer: str) -> bool:
+    """Whether a change of ``n`` gives a figure of ``o`` another number in its unit, the old
+    number said nowhere in ``n``."""
+    numbers = {y for y, _ in n.figures}
+    return any(same_unit(u, v, stemmer) and x != y and x not in numbers and x not in n.words
+               for x, u in o.figures for y, v in n.changed_figures)
 
 
 _KEY = re.compile(r"[a-z][a-z0-9]*-\d{2,}")  # a ticket's or a record's key: "cx-1464"

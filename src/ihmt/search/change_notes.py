@@ -496,14 +496,18 @@ def states_of(text: str, stemmer: str) -> list[State]:
                      or (len(name) == 1 and name[0][:1].isupper() and not name[0].isupper())):
         return []
     value, rest = set(), set()
-    for i, w in enumerate(_WORD.findall(raw)):
+    raw_words = _WORD.findall(raw)
+    for i, w in enumerate(raw_words):
         terms = tokenize(w, stemmer)[:1]
         word = fold(w).rstrip(".")
         marked = any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:]) or \
             bool(_DOTTED.fullmatch(w.rstrip(".")))
-        if labelled and i == 0 and not marked and len(raw.split()) > 1:
+        if labelled and i == 0 and not marked and len(raw.split()) > 1 and \
+                not (w[:1].isupper() and len(raw_words) > 1
+                     and any(c.isdigit() for c in raw_words[1])):
             # (after a colon a first word is capitalised anyway: "Docs: Hosted on Render";
-            # a value of one word is the value, "Default browser: Chrome")
+            # a value of one word is the value, "Default browser: Chrome"; a capital before
+            # a version is a name, "Unit tests: Jest 29")
             rest.update(terms)
         elif word in ABBREVIATIONS:  # "Dr." is no value: "Dr. Osei" is "Osei"
             continue

@@ -509,7 +509,9 @@ TROUBLE = lazy(
 # upgrade", "Kafka because of the volume").
 STATE_VALUE_END = lazy(
     r"\s+(?:since|after|from|as\s+of|starting|because|due\s+to|for\s+the|until|desde"
-    r"|tras|porque|hasta)\b")
+    r"|tras|porque|hasta"
+    # what comes with the value is no part of it: "Editor: VS Code with Vim keybindings"
+    r"|with|con)\b")
 
 # Words that say which one of a thing, not what thing: dropped from a stated subject ("my
 # new phone", "my default browser again" are "phone" and "browser").

@@ -545,15 +545,19 @@ def earlier_words(best: Hit, hits: list[Hit]) -> frozenset[str]:
     a change linked to it, and theirs in turn) matched: "the shared vault is Bitwarden
     now" answers "where does the team keep shared credentials?" as "Team passwords are
     kept in LastPass shared folders" did, though it says no "team" nor "keep"."""
-    out: set[str] = set()
+    return frozenset(t for h in earlier_versions(best, hits) for t in h.matched)
+
+
+def earlier_versions(best: Hit, hits: list[Hit]) -> list[Hit]:
+    """The memories among ``hits`` that a change linked to ``best``, and theirs in turn."""
+    out: list[Hit] = []
     heads, seen = {best.id}, {best.id}
     while heads:
         prior = [h for h in hits if h.superseded_by in heads and h.id not in seen]
         heads = {h.id for h in prior}
         seen |= heads
-        for h in prior:
-            out.update(h.matched)
-    return frozenset(out)
+        out.extend(prior)
+    return out
 
 
 def no_rival(terms: set[str], stemmer: str) -> Callable[[Hit, Hit], bool]:

@@ -9,6 +9,7 @@ vectors) and the two repairs it may need (a damaged branch, a damaged fact log),
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from datetime import date as _date
 from typing import TypeVar
@@ -26,7 +27,7 @@ from ..timeline.versions import versions_together
 from . import scoped
 from .aliases import ALIAS_WEIGHT, acronyms, compounds, expand
 from .answer import annotate, corrections_first, finish, rerank
-from .asked import answer_type_terms, frame_terms
+from .asked import answer_type_terms, context_terms, frame_terms, now_terms
 from .asker import not_theirs, ours_first
 from .change_notes import use_verbs
 from .changes import (
@@ -34,6 +35,7 @@ from .changes import (
     FOLLOW_MAX_WORDS,
     FOLLOW_TERMS,
     changes_first,
+    earlier_versions,
     earlier_words,
     no_rival,
     quote,
@@ -173,6 +175,7 @@ class Searcher:
         asks = types | (frozenset(words) & use_verbs(stem))
         slack: frozenset[str] = frozenset()
         inherited: frozenset[str] = frozenset()
+        versions: Counter[str] = Counter()
         agrees = None
         if not period and result.hits and version_head(result.hits[0], result.hits[:top_k],
                                                        flagged=False):
@@ -182,12 +185,20 @@ class Searcher:
             slack = asks
             agrees = no_rival(set(words), stem)
             inherited = earlier_words(result.hits[0], result.hits[:top_k])
+            versions = Counter(t for h in earlier_versions(result.hits[0], result.hits[:top_k])
+                               for t in set(h.matched))
+        # What the answer is judged by: not the words that ask about the present ("which
+        # proxy ... today?"), and the words of the query's context ("I need to add a
+        # route") weigh as little as the kind of answer where the best memory lacks them.
+        asked_now = now_terms(base, stem)
+        judged = [t for t in terms if t not in asked_now] or terms
+        slack = slack | context_terms(base, stem)
         if value is None:
             ours_first(result, base)
-        finish(result, terms=terms, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
+        finish(result, terms=judged, idf=d.idf, n_leaves=d.n_leaves, cfg=self.config,
                top_k=top_k, answer_value=value,
                types=asks, stemmer=stem,
-               no_rival=agrees, slack=slack, inherited=inherited,
+               no_rival=agrees, slack=slack, inherited=inherited, versions=versions,
                loose=loose.get(result.hits[0].id, frozenset()) if result.hits else frozenset(),
                now=not period and not asks_about_past(base))
         if grouped is not None:

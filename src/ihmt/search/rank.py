@@ -15,11 +15,18 @@ from ..config import Config
 from ..model import Hit, SearchResult
 from .asked import TYPE_WEIGHT, names_beyond
 
-# Below this many memories idf tells nothing: a word in the only memory there is would weigh
-# almost nothing next to a word in none, and the first round trip would answer NOT FOUND.
-# Query words are weighed as if the store held at least this many memories, the extra ones
-# containing none of the query's words.
-MIN_WEIGHING_STORE = 10
+# Below this many memories idf tells little: a word in the only memory there is would weigh
+# almost nothing next to a word in none, and the first round trip would answer NOT FOUND;
+# in a young store, a thing's subject is in each of its versions ("kestrel" in three notes
+# of five) and would weigh less than a word no memory holds ("open", "PR"). Query words
+# are weighed as if the store held at least this many memories, the extra ones containing
+# none of the query's words (10 before: the walks of 2026-12-06 answered a third of their
+# right leads NOT FOUND).
+MIN_WEIGHING_STORE = 50
+# Whether a word the best memory holds is a strong one is read on the store's own counts
+# (as if it held at least this many): a word every memory of a small store holds is no
+# strong match, however rare it would be among 50 ("worker" in each of four deploy notes).
+MIN_STRENGTH_STORE = 10
 RELATED_SHARE = 0.5  # of a query word's weight, where the best memory holds another word
 #   of its group (ihmt.search.related) instead
 
@@ -30,12 +37,18 @@ def _document_frequency(weight: float, n: int) -> float:
     return max(0.0, (n + 0.5 - 0.5 * r) / (r + 1.0))
 
 
-def _weights(q: list[str], idf: dict[str, float], n_leaves: int) -> dict[str, float]:
-    """Weight of each query word: its idf, over a store of at least ``MIN_WEIGHING_STORE``."""
-    m = max(n_leaves, MIN_WEIGHING_STORE)
+def _weights(q: list[str], idf: dict[str, float], n_leaves: int,
+             least: int = MIN_WEIGHING_STORE,
+             fewer: dict[str, int] | None = None) -> dict[str, float]:
+    """Weight of each query word: its idf, over a store of at least ``least`` memories.
+    ``fewer``: memories to leave out of a word's count (versions of one thing, counted
+    once)."""
+    m = max(n_leaves, least)
     out = {}
     for t in q:
         df = _document_frequency(idf[t], n_leaves) if t in idf else 0.0
+        if fewer and t in fewer:
+            df = max(1.0, df - fewer[t])
         out[t] = math.log(1.0 + (m - df + 0.5) / (df + 0.5))
     return out
 
@@ -45,7 +58,8 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
            *, no_rival: Callable[[Hit, Hit], bool] | None = None,
            slack: frozenset[str] = frozenset(), now: bool = False,
            inherited: frozenset[str] = frozenset(),
-           loose: frozenset[str] = frozenset()) -> None:
+           loose: frozenset[str] = frozenset(),
+           versions: dict[str, int] | None = None) -> None:
     """Set ``status``, ``confidence`` and ``message`` of ``result`` in place. ``types``: the
     query's words for the kind of its answer (:mod:`ihmt.search.asked`): where the best
     memory lacks them but names something the query does not, they weigh less in the
@@ -60,7 +74,10 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
     named, in words of its own); they count as its own. ``loose``: query words the best
     memory holds only in another word of their group (:mod:`ihmt.search.related`: "memory"
     for "RAM"): in the test for NOT FOUND they count :data:`RELATED_SHARE` of their weight
-    (not in the confidence: a looser match is no evidence of the right memory)."""
+    (not in the confidence: a looser match is no evidence of the right memory).
+    ``versions``: how many earlier versions of the best memory (linked by a change) hold
+    each question word: a thing's own word is in each of its versions, and counts once in
+    whether a lone matched word is a strong one."""
     hits = result.hits
     if not hits:
         result.status = "NOT_FOUND"
@@ -98,7 +115,8 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
     near = [t for t in loose if t in weights and t not in matched]
     if near:
         coverage += RELATED_SHARE * share(near)
-    strong = [t for t in matched if weights.get(t, 0) >= 0.5 * max(weights.values())]
+    own = _weights(q, idf, n_leaves, MIN_STRENGTH_STORE, versions)
+    strong = [t for t in matched if own.get(t, 0) >= 0.5 * max(own.values())]
     stray = len(q) >= 2 and (coverage < 0.3 or (len(matched) == 1 and coverage < 0.5
                                                  and not strong))
     if stray or coverage < 0.2:

@@ -30,7 +30,11 @@ were read) showed served stale or refused, in words of their own:
 - after a label, a capital before a version is a name ("unit tests: Jest 29"), and what
   comes with the value is no part of it ("Editor: VS Code with Vim keybindings");
 - a word each version of one thing holds counts once in whether a lone matched word is a
-  strong one.
+  strong one;
+- a value only put forward ("a friend recommended X. Maybe someday"), leading, gives way
+  to the newest settled answer of the same thing, as a plan does;
+- a memory that holds only the question's verb of use ("uses") ranks below memories that
+  hold what the question asks about.
 
 Each test fails on ``7c56073`` but the guards, which held before and keep the new rules
 in bounds: a plan is still a hedge, two notes of one month or two items named by their
@@ -234,3 +238,23 @@ def test_a_place_in_a_series_is_no_figure(tmp_path: Path) -> None:
     m = store_with(tmp_path, [], ("Release step 1: freeze the branch.", "2026-01-01"),
                    ("Release step 2: tag the build.", "2026-01-01"))
     assert not any(h.outdated for h in m.search("release step").hits)
+
+
+def test_a_value_only_put_forward_does_not_answer_for_now(tmp_path: Path) -> None:
+    old = "My homepage is served from a Netlify site, free tier."
+    new = "Moved the homepage to a Hetzner box with Caddy, Netlify site deleted."
+    pitch = "A friend recommended Render for the homepage. Maybe someday, not now."
+    m = store_with(tmp_path, [], (old, "2025-01-10"), (new, "2025-05-02"),
+                   (pitch, "2026-02-01"))
+    res = m.search("where is my homepage hosted?")
+    newer_leads(res, new, old)
+    assert res.status == "FOUND"
+
+
+def test_a_memory_holding_only_the_verb_of_use_ranks_below_the_subject(
+        tmp_path: Path) -> None:
+    m = store_with(tmp_path, [], ("Persistence layer: MikroORM, entities in src/db.", "2025-01-10"),
+                   ("ORM is Drizzle now, schema in src/schema.ts.", "2025-06-01"),
+                   ("The data team uses dbt and likes it; no change for us.", "2025-08-01"))
+    hits = m.search("What ORM does our backend use?").hits
+    assert "dbt" not in hits[0].text and "dbt" in hits[2].text

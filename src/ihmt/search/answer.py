@@ -14,6 +14,7 @@ from ..config import Config
 from ..model import Hit, SearchResult
 from ..text import tokenize
 from ..timeline.facts import FactTimeline
+from .change_notes import use_verbs
 from .rank import assess
 
 BOTH = 1.6  # a candidate matching the query and the clue
@@ -21,6 +22,8 @@ ONE_ONLY = 0.7  # matching only one of them
 IN_PERIOD = 1.3  # dated inside the period the query names
 OUT_OF_PERIOD = 0.85
 RIVAL = 0.6  # share of the best score above which a match may be a version of the same fact
+USE_ONLY = 0.5  # at most this share of the best score of a memory matching what the
+#   question asks about, for a memory matching only its verb of use
 OUTDATED = 1.0  # superseded memories keep their rank: corrections_first puts the fix before them
 
 
@@ -46,6 +49,10 @@ def rerank(hits: list[Hit], *, query: str, clue: str | None, period: tuple[str, 
     """
     q_terms = set(tokenize(query, stemmer))
     c_terms = set(tokenize(clue, stemmer)) if clue else set()
+    uses = use_verbs(stemmer)
+    # (a memory that holds only the question's verb of use, "uses", is no match for "what
+    # ORM does our backend use?" beside memories that hold what it asks about)
+    content = [h for h in hits if set(h.matched) - uses]
     for h in hits:
         m = set(h.matched)
         factor = 1.0
@@ -60,6 +67,11 @@ def rerank(hits: list[Hit], *, query: str, clue: str | None, period: tuple[str, 
         elif h.outdated:
             factor *= OUTDATED
         h.score *= factor
+    if content:
+        top = max(h.score for h in content)
+        for h in hits:
+            if h.matched and set(h.matched) <= uses:
+                h.score = min(h.score, top * USE_ONLY)
     # Equal scores are ordered by id, so the order never depends on where the tree
     # happens to hold each memory (a rebuild or another branch factor would change it).
     hits.sort(key=lambda h: (-h.score, h.id))

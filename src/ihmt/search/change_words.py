@@ -419,6 +419,13 @@ PLANNED = lazy(
     r"\b(?:would|might|plan(?:s|ning|ned)?\s+to|going\s+to|gonna|thinking\s+(?:of|about)"
     r"|consider(?:ing)?|propos(?:e|es|ed|al)|suggest(?:s|ed)?|want(?:s|ed)?\s+to|someday"
     r"|eventually|vamos\s+a|queremos|planeamos|pensamos|propuesta|propon\w*|podr\w+)\b")
+# A value only put forward, not taken: "Friend recommended Fly.io for the blog. Maybe
+# someday", "Sales demo of Datadog today", "evaluamos Teams, no lo vamos a adoptar".
+TENTATIVE = lazy(
+    r"\b(?:maybe|someday|recommend(?:s|ed|ing)?|suggest(?:s|ed|ion)?|pitch(?:ed|es)?"
+    r"|propos(?:e|ed|al)|consider(?:ing|ed)?|evaluat(?:e|ed|ing|ion)|demo(?:ed)?|trial(?:led)?"
+    r"|quiza|quizas|tal\s+vez|algun\s+dia|recomend\w*|propuesta|sugiri\w*|evaluamos"
+    r"|evaluando|evaluacion)\b")
 # The change a plan is about, in the base form a plan says it: "planning to move", "would
 # have to drop to 5 minutes", "queremos pasar a" (not "I would love to go hiking").
 PLANNED_CHANGE = lazy(

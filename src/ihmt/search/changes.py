@@ -76,7 +76,15 @@ from .change_notes import (
     use_verbs,
     whole_terms,
 )
-from .change_words import ASSUMED, CORRECTION, CUE, PLANNED, PLANNED_CHANGE, TROUBLE
+from .change_words import (
+    ASSUMED,
+    CORRECTION,
+    CUE,
+    PLANNED,
+    PLANNED_CHANGE,
+    TENTATIVE,
+    TROUBLE,
+)
 
 WINDOW = 8  # hits looked at: the versions of one answer rank close together
 LEADS = 3  # of those, the first ones whose later changes are looked for beyond the hits
@@ -398,9 +406,13 @@ def _settled_first(hits: list[Hit], terms: set[str], stemmer: str) -> list[Hit]:
         return hits
     if ASSUMED.search(said):
         return _guess_settled(hits, stemmer)
-    if not PLANNED.search(said) or not PLANNED_CHANGE.search(said):
-        return hits
     lead = hits[0]
+    if not (PLANNED.search(said) and PLANNED_CHANGE.search(said)):
+        # nor a value only put forward ("Friend recommended Fly.io for the blog. Maybe
+        # someday, not now."): it says nothing of what holds
+        n = read_note(lead.text, stemmer)
+        if not (TENTATIVE.search(said) and n.hedged):
+            return hits
     if read_note(lead.text, stemmer).changed:  # "moved X to Y; might move Z later"
         return hits
     uses = use_verbs(stemmer)

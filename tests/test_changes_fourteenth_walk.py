@@ -34,12 +34,17 @@ were read) showed served stale or refused, in words of their own:
 - a value only put forward ("a friend recommended X. Maybe someday"), leading, gives way
   to the newest settled answer of the same thing, as a plan does;
 - a memory that holds only the question's verb of use ("uses") ranks below memories that
-  hold what the question asks about.
+  hold what the question asks about;
+- a later note found by the answer's own words casts doubt on it only where it is of the
+  same thing: two words in common, a name of the answer it lets go, the thing it states a
+  value of, or one word only the two of them hold ("Swapped the office chair" is no news
+  of a physio "closer to the new office").
 
 Each test fails on ``7c56073`` but the guards, which held before and keep the new rules
 in bounds: a plan is still a hedge, two notes of one month or two items named by their
-keys are no versions once the look for later changes goes by shared words, and a stray or
-a common word is still no answer in a young store.
+keys are no versions once the look for later changes goes by shared words (as is a note
+sharing one common word: it fails on the commits between), and a stray or a common word
+is still no answer in a young store.
 """
 
 from __future__ import annotations
@@ -258,3 +263,16 @@ def test_a_memory_holding_only_the_verb_of_use_ranks_below_the_subject(
                    ("The data team uses dbt and likes it; no change for us.", "2025-08-01"))
     hits = m.search("What ORM does our backend use?").hits
     assert "dbt" not in hits[0].text and "dbt" in hits[2].text
+
+
+def test_a_later_note_sharing_one_common_word_casts_no_doubt(tmp_path: Path) -> None:
+    old = "My physio is Marta Gil at the clinic on Calle Sol."
+    new = "Switched physios - now seeing Dr. Ibarra at Fisiocentro, closer to the new office."
+    m = store_with(tmp_path, ["The office fridge gets cleaned on Fridays.",
+                              "Office wifi password rotates monthly."],
+                   (old, "2025-01-10"), (new, "2025-09-01"),
+                   ("Swapped the office chair for a standing desk.", "2026-03-01"))
+    res = m.search("Who's my physio now?")
+    newer_leads(res, new, old)
+    assert not res.hits[0].unsettled and res.status == "FOUND"
+

@@ -173,7 +173,8 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                    facts_of: Callable[[str], frozenset[str]],
                    find: Callable[[list[list[str]], int, str], list[Hit]] | None = None,
                    successor: Callable[[str], str | None] | None = None,
-                   now: bool = True, meaning: bool = False) -> list[Hit]:
+                   now: bool = True, meaning: bool = False,
+                   held: Callable[[list[str]], dict[str, int]] | None = None) -> list[Hit]:
     """``hits`` with each later memory that says it changed an earlier one right before
     that one, which is flagged outdated (see the module docstring). ``terms``: the query's
     index terms; ``saved_at(id)``: when a memory was saved (orders a same-day pair);
@@ -185,7 +186,9 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
     corrected an outdated one; ``now``: the question asks about now (not "before the
     migration"), so a later memory the timeline linked may lead its earlier version;
     ``meaning``: the first hit is the model's answer, found by meaning with no word of the
-    question, and what became of it is looked for all the same."""
+    question, and what became of it is looked for all the same; ``held(terms)``: how many
+    memories hold each term (a word only two memories hold ties them, one many hold does
+    not)."""
     look = hits[:1] if meaning else [h for h in hits[:WINDOW] if h.matched]
     extra = later_changes(look, terms, stemmer, find) if find is not None and look else []
     # (a memory among the hits that matched no question word may be found again: it is the
@@ -273,7 +276,7 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
     if extra and out:
         # (one of them listed among the hits for no word of the question counts as well)
         _unsettled(out, [h for h in extra if h not in out or not h.matched], notes, when,
-                   terms, stemmer, excerpt)
+                   terms, stemmer, excerpt, held)
     if out and now:
         out = _settled_first(out, terms, stemmer)
         _doubted(out, notes, when, stemmer, excerpt)
@@ -339,7 +342,8 @@ def _taken_up_again(out: list[Hit], order: list[Hit], notes: dict[str, Note],
 
 def _unsettled(out: list[Hit], beyond: list[Hit], notes: dict[str, Note],
                when: dict[str, tuple[str, str]], terms: set[str], stemmer: str,
-               excerpt: Callable[[Hit], str]) -> None:
+               excerpt: Callable[[Hit], str],
+               held: Callable[[list[str]], dict[str, int]] | None = None) -> None:
     """The first of ``beyond`` (memories found by the first answer's own words, each
     holding a word of change, none linked to it) that says a change done (no plan, no
     attempt, nothing said to stay), later than the first answer, of its scope, and that
@@ -360,9 +364,20 @@ def _unsettled(out: list[Hit], beyond: list[Hit], notes: dict[str, Note],
         if h.scope != lead.scope or not n.changed or n.hedged or n.kept or \
                 when[h.id] <= when[lead.id]:
             continue
-        if not {t for t in (first.whole & n.whole) - terms - uses - n.cues - first.cues
-                if not _dateish(t, stemmer)}:
-            continue  # (two notes of one month share no thing for it)
+        shared = {t for t in (first.whole & n.whole) - terms - uses - n.cues - first.cues
+                  if not _dateish(t, stemmer)}  # (two notes of one month share no thing)
+        # Of the same thing: two words in common ("docs site"), a name of the answer's
+        # that the later lets go ("Papertrail account closed; logs ship to Loki"), the
+        # thing the later states a value of ("CI is Drone now"), or one word only the two
+        # of them hold; a word many memories hold is a note about something else that
+        # says it too ("Swapped the office monitor" is no news of a dentist "closer to
+        # the new office").
+        if len(shared) == 1 and not shared & first.values & n.gone and held is not None \
+                and not any(shared & st.subject for st in n.states) \
+                and max(held(sorted(shared)).values(), default=0) > 2:
+            continue
+        if not shared:
+            continue
         # (whether the later is another thing of the kind is not asked here: in talk, the
         # doubt a later note sharing a word casts keeps a stray answer from being served
         # as sure: on LoCoMo, asking it made the hooks inject more at a lower precision,
@@ -407,7 +422,8 @@ def _settled_first(hits: list[Hit], terms: set[str], stemmer: str) -> list[Hit]:
     if ASSUMED.search(said):
         return _guess_settled(hits, stemmer)
     lead = hits[0]
-    if not (PLANNED.search(said) and PLANNED_CHANGE.search(said)):
+    put_forward = not (PLANNED.search(said) and PLANNED_CHANGE.search(said))
+    if put_forward:
         # nor a value only put forward ("Friend recommended Fly.io for the blog. Maybe
         # someday, not now."): it says nothing of what holds
         n = read_note(lead.text, stemmer)
@@ -424,6 +440,10 @@ def _settled_first(hits: list[Hit], terms: set[str], stemmer: str) -> list[Hit]:
         return hits
     # the newest of them: what was settled last (an older version may be among them)
     newest = max(settled, key=lambda h: (h.date or "", -hits.index(h)))
+    if not version_head(newest, hits):
+        # (a plan or a pitch says nothing of which settled answer holds: unless the one
+        # behind it changed an earlier one, it leads as one the user may check)
+        newest.unsettled = True
     out = list(hits)
     _before(out, newest, lead)
     return out

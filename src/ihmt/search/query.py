@@ -152,7 +152,8 @@ class Searcher:
                                  else later,
                                  successor=lambda i: self.timeline.outdated_by(i)
                                  or self.timeline.changed_by(i),
-                                 now=not asks_about_past(base), meaning=meaning)
+                                 now=not asks_about_past(base), meaning=meaning,
+                                 held=self.frequencies)
 
         def follow(leaf_id: str) -> list[Hit]:
             """The model's answer (found by meaning alone) and what became of it: a later

@@ -38,7 +38,12 @@ were read) showed served stale or refused, in words of their own:
 - a later note found by the answer's own words casts doubt on it only where it is of the
   same thing: two words in common, a name of the answer it lets go, the thing it states a
   value of, or one word only the two of them hold ("Swapped the office chair" is no news
-  of a physio "closer to the new office").
+  of a physio "closer to the new office");
+- going back to a value ("Helix CI back on GitHub Actions") changes the note that moved
+  away from it, the value taken up again read up to a colon or a bracket; terse forms let
+  a value go ("jest superseded by vitest", "Biome eliminado", "contract not renewed");
+- a later note that says the asked thing stayed ("... staging upgraded to 7.2; prod
+  unchanged") is no version of it.
 
 Each test fails on ``7c56073`` but the guards, which held before and keep the new rules
 in bounds: a plan is still a hedge, two notes of one month or two items named by their
@@ -276,3 +281,34 @@ def test_a_later_note_sharing_one_common_word_casts_no_doubt(tmp_path: Path) -> 
     newer_leads(res, new, old)
     assert not res.hits[0].unsettled and res.status == "FOUND"
 
+
+
+def test_going_back_changes_the_move_away(tmp_path: Path) -> None:
+    first = "Project wren CI runs on Travis."
+    away = "Wren CI moved from Travis to Semaphore for the ARM runners."
+    back = "Wren CI back on Travis: Semaphore contract not renewed; configs restored."
+    m = store_with(tmp_path, [], (first, "2025-01-05"), (away, "2025-03-01"),
+                   (back, "2025-09-01"))
+    res = m.search("Which CI service builds wren right now?")
+    newer_leads(res, back, away)
+    assert read_note(back, "english").reverts == {"travi"}
+
+
+@pytest.mark.parametrize(("text", "gone"), [
+    ("Project ember: mocha superseded by vitest.", "mocha"),
+    ("Volvimos a Prettier; Rome eliminado.", "rome"),
+    ("Pagerduty contract not renewed, paging moves to Opsgenie.", "pagerduti"),
+])
+def test_terse_forms_of_letting_a_value_go(text: str, gone: str) -> None:
+    assert gone in read_note(text, "english").gone
+
+
+def test_a_later_note_that_says_the_asked_thing_stayed_changes_it_not(
+        tmp_path: Path) -> None:
+    old = "Orion production Postgres: RDS, 14.9."
+    new = "Orion production Postgres upgraded to 15.4 (RDS)."
+    sibling = "Orion staging Postgres upgraded to 16.1 for testing; prod unchanged."
+    m = store_with(tmp_path, [], (old, "2025-01-05"), (new, "2025-04-01"),
+                   (sibling, "2025-08-01"))
+    res = m.search("What Postgres version does orion run in prod?")
+    assert not next(h for h in res.hits if h.text == new).outdated

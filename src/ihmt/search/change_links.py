@@ -32,8 +32,13 @@ def link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     # Two memories the timeline holds as statements of one attribute about two subjects
     # are about two things ("the Vega service switched its login to Auth0" is no news of
     # Delta's); of one subject, the timeline links them.
-    # "went back to bash" says again what "my shell is bash" said
-    if (n.reverts - terms) & (o.values | o.slots):
+    # "went back to bash" says again what "my shell is bash" said (not what "moved from
+    # GitHub Actions to CircleCI" said: the earlier put another value in its place)
+    if (n.reverts - terms) & (o.values | o.slots) and not o.moved_to - n.reverts - terms:
+        return None
+    # The later says that what the question asks about stayed ("Atlas staging Redis
+    # upgraded to 7.2; prod unchanged"): its change is of something else.
+    if (set(old.matched) & n.kept) - n.changed - use_verbs(stemmer):
         return None
     if elsewhere(n, o, terms) or named_apart(o, n):
         return None

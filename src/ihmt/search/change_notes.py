@@ -424,7 +424,7 @@ def _reverts(folded: str, note: Note, stemmer: str) -> set[str]:
     out: set[str] = set()
     for m in REVERT.finditer(folded):
         start = max(folded.rfind(c, 0, m.start()) for c in ",;.:!?\n") + 1
-        ends = [i for i in (folded.find(c, m.end()) for c in ",;!?\n") if i >= 0]
+        ends = [i for i in (folded.find(c, m.end()) for c in ",;:(!?\n") if i >= 0]
         dot = re.search(r"\.(?:\s|$)", folded[m.end():])
         end = min(ends + ([m.end() + dot.start()] if dot else []) + [len(folded)])
         phrase = folded[start:end]

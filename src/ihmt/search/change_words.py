@@ -106,6 +106,8 @@ CUE = lazy(
     r"|quit(?:o|aron)|borr(?:o|aron)"
     r"|apag(?:amos|ue|o|ado|ada|aron)"
     r"|ya\s+no|ahora(?!\s+que)|en\s+(?:lugar|vez)\s+de"
+    # a value taken up again: "Helix CI back on GitHub Actions", "volvió a ESLint"
+    r"|back\s+(?:to|on)|volv(?:i|io|imos|ieron)\s+a"
     # "ya" before a verb of being or use in the present, or before "en"/"con" alone: the
     # state reached ("los transaccionales ya salen por Amazon SES", "ya estamos en
     # Kubernetes")
@@ -255,7 +257,13 @@ OLD_SLOT = lazy(
     r"|(\w[\w.+#-]*)\s+(?:(?:is|are|was|were)\s+)?out\b(?=\s*[,;:.]|\s+in\s+favou?r|\s*$)"
     r"|(\w[\w.+#-]*)\s+(?:contract|account|plan|subscription|membership|instance|servers?"
     r"|cuenta|contrato|suscripcion)\s+(?:was\s+|is\s+|got\s+)?(?:cancell?ed|closed"
-    r"|terminated|ended|shut\s+down|cancelad[oa]|cerrad[oa])\b"
+    r"|terminated|ended|shut\s+down|cancelad[oa]|cerrad[oa]|not\s+renewed|expired|lapsed"
+    r"|no\s+renovad[oa])\b"
+    # a note's shorthand, the participle alone: "Biome eliminado.", "jest removed;"
+    r"|(\w[\w.+#-]*)\s+(?:removed|dropped|deleted|retired|deprecated|decommissioned"
+    r"|eliminad[oa]s?|retirad[oa]s?|borrad[oa]s?|quitad[oa]s?)(?=\s*(?:[.;,)]|$))"
+    # "jest superseded by vitest"
+    r"|(\w[\w.+#-]*)\s+(?:superseded|supplanted|replaced)\s+by\b"
     # a person who went away: "Priya left the company", "Carmen se jubiló", "Ana renunció"
     r"|\b(?!(?:we|i|they|you|he|she|everyone|everybody|yo|nosotros)\b)"
     r"(\w[\w.+#-]*)\s+(?:left|quit|resigned|se\s+fue|se\s+jubilo|renuncio|dejo\s+la"

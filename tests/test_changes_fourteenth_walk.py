@@ -43,7 +43,9 @@ were read) showed served stale or refused, in words of their own:
   away from it, the value taken up again read up to a colon or a bracket; terse forms let
   a value go ("jest superseded by vitest", "Biome eliminado", "contract not renewed");
 - a later note that says the asked thing stayed ("... staging upgraded to 7.2; prod
-  unchanged") is no version of it.
+  unchanged") is no version of it;
+- a capital right after a label's colon, alone in its clause, is a name ("Tech lead for
+  payments: Rui."), and "New payments lead is Sadia" puts the new value after "is".
 
 Each test fails on ``7c56073`` but the guards, which held before and keep the new rules
 in bounds: a plan is still a hedge, two notes of one month or two items named by their
@@ -312,3 +314,15 @@ def test_a_later_note_that_says_the_asked_thing_stayed_changes_it_not(
                    (sibling, "2025-08-01"))
     res = m.search("What Postgres version does orion run in prod?")
     assert not next(h for h in res.hits if h.text == new).outdated
+
+
+def test_a_new_holder_said_with_new_replaces_the_labelled_one(tmp_path: Path) -> None:
+    old = "Tech lead for the checkout squad: Benedikt."
+    new = "New checkout lead is Yara, starting Monday."
+    assert "benedikt" in read_note(old, "english").names
+    assert "yara" in read_note(new, "english").moved_to
+    m = store_with(tmp_path, [], (old, "2025-03-01"),
+                   ("Tech lead for the search squad: Odile.", "2025-03-01"), (new, "2026-01-12"))
+    res = m.search("who leads the checkout team now?")
+    newer_leads(res, new, old)
+    assert res.status == "FOUND"

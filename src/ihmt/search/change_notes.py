@@ -210,6 +210,9 @@ _PATH = re.compile(r"(?<![\w/])(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*"
 _QUOTED = re.compile(r"(?<![\w'])['\"`‘“](\w+)['\"`’”](?![\w'])")
 
 
+_LABEL_VALUE_END = re.compile(r"\s*(?:[.;,)]|$)|\s+\d")
+
+
 def read_note(text: str, stemmer: str) -> Note:
     """Read ``text`` once: see :class:`Note`."""
     note = Note(words=set(tokenize(text, stemmer)))
@@ -239,8 +242,13 @@ def read_note(text: str, stemmer: str) -> Note:
         before = m.start()
         if start and not w[:1].isdigit():  # (capitalised anyway, or a name written in
             note.initial.update(whole)      # lower case: "pnpm es el gestor ...")
+        # a label's value: a capital right after a colon, alone in its clause or before a
+        # version ("Tech lead for payments: Rui.", "Task tracker: Jira, board PLAT", "unit
+        # tests: Jest 29")
+        labelled = start and w[0].isupper() and text[:m.start()].rstrip().endswith(":") \
+            and bool(_LABEL_VALUE_END.match(text, m.end()))
         if any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:]) or \
-                (w[0].isupper() and not start) or fw.rstrip(".") in _WORD_VALUES \
+                (w[0].isupper() and (not start or labelled)) or fw.rstrip(".") in _WORD_VALUES \
                 or w[0] in "#@" or _DOTTED.fullmatch(w.rstrip(".")):
             note.names.update(whole)
             note.parts.update(terms[1:])

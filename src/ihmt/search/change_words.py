@@ -273,6 +273,8 @@ OLD_SLOT = lazy(
 NEW_SLOT = lazy(
     r"(?:\b(?:to|into|onto|with|by|por|hacia|a|al|new\s+home:?|nuevo\s+hogar:?"
     r"|(?:swapped|traded|exchanged|ditched|dropped|dumped|left)(?:\s+\S+){0,2}?\s+for"
+    # "New payments lead is Sadia", "el nuevo responsable es Diego"
+    r"|(?:new|nuev[oa]s?)\s+(?:[\w-]+\s+){0,3}?(?:is|are|es|son)"
     r"|back\s+on)|->|\u2192)\s+"
     r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+)?([#@]?(?:~?/)?\w[\w.+#/-]*)")
 

@@ -18,7 +18,8 @@ import pytest
 
 from ihmt import Memory
 from ihmt.model import Hit, SearchResult
-from ihmt.search.changes import changes_first, quote
+from ihmt.search.change_hits import quote
+from ihmt.search.changes import changes_first
 
 NOTES = [
     "The office wifi password rotates every month.", "Lunch on Fridays is usually tacos.",

@@ -186,9 +186,9 @@ def test_our_memory_comes_before_another_team_s(tmp_path: Path) -> None:
 
 
 def test_a_wish_that_changes_nothing_keeps_its_place(tmp_path: Path) -> None:
-    from ihmt.search.changes import _settled_first
+    from ihmt.search.change_doubts import settled_first
 
-    assert _settled_first([], set(), "english") == []
+    assert settled_first([], set(), "english") == []
     wish = "Ines would love to go hiking in the Picos de Europa next summer."
     other = "Ines went hiking in the Alps last year."
     m = _store(tmp_path, (other, "2026-03-01"), (wish, "2026-05-01"))

@@ -253,7 +253,7 @@ def refigured(o: Note, n: Note, asked: set[str], terms: set[str],
 def restates(o: Note, n: Note, asked: set[str]) -> bool:
     """Whether the later ``n`` states another value of a thing the earlier ``o`` stated a
     value of, a thing the question asked about (see
-    :data:`ihmt.search.change_words.STATES`): the same subject words, the value said the
+    :data:`ihmt.search.change_states.STATES`): the same subject words, the value said the
     same way ("written in" both, or neither), and a value that is neither the old one nor
     a part or a widening of it ("Berlin Mitte" after "Berlin" only says more). Not when
     the later is a plan, keeps the old value ("still"), or names the old value elsewhere

@@ -16,6 +16,15 @@ from ..lazy_re import lazy
 from ..text import fold, tokenize
 from .aliases import canon
 from .change_figures import BARE, figures_of, number
+from .change_states import (
+    NAMING,
+    RENAMED,
+    STATE_GENERIC,
+    STATE_QUALIFIERS,
+    STATE_VALUE_END,
+    STATE_VALUE_WORDS,
+    STATES,
+)
 from .change_words import (
     ABBREVIATIONS,
     BACK_VERB,
@@ -26,7 +35,6 @@ from .change_words import (
     DEFINES,
     FUTURE,
     GONE_WORDS,
-    NAMING,
     NEW_AHEAD,
     NEW_PLACE,
     NEW_SLOT,
@@ -34,13 +42,7 @@ from .change_words import (
     NOW_CUES,
     OLD_SLOT,
     REASON,
-    RENAMED,
     REVERT,
-    STATE_GENERIC,
-    STATE_QUALIFIERS,
-    STATE_VALUE_END,
-    STATE_VALUE_WORDS,
-    STATES,
     STILL,
     TROUBLE,
     USE_VERBS,
@@ -467,7 +469,7 @@ def _clauses(folded: str) -> list[tuple[str, str]]:
 
 def states_of(text: str, stemmer: str) -> list[State]:
     """The value ``text`` states of a thing in its first sentence, if any (see
-    :data:`ihmt.search.change_words.STATES`): what a memory is about (a later sentence of a
+    :data:`ihmt.search.change_states.STATES`): what a memory is about (a later sentence of a
     chat line, "… The book is Dune.", is talk about something else). A value must hold a
     name, a figure or a period: "The API is fast" states nothing this rule can compare."""
     sentence = _first_sentence(text)

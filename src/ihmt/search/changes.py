@@ -49,44 +49,30 @@ their save times.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from typing import Any
 
 from ..model import Hit
-from ..text import clip_shown, fold, tokenize
+from ..text import fold
 from .aliases import canon
+from .change_doubts import doubted, settled_first, unsettled
 from .change_figures import NAMED_FIGURE
-from .change_links import (
-    NAMED,
-    POSSIBLY,
-    YEAR,
-    elsewhere,
-    link,
-    named_apart,
-    numbered_elsewhere,
-    sibling,
+from .change_hits import (
+    CHANGED,
+    CHANGED_BACK,
+    POSSIBLY_CHANGED,
+    WINDOW,
+    answers_for,
+    dateish,
+    flag,
+    put_before,
+    shown,
 )
-from .change_notes import (
-    Note,
-    calendar_terms,
-    read_note,
-    states_of,
-    use_verbs,
-    whole_terms,
-)
-from .change_words import (
-    ASSUMED,
-    CORRECTION,
-    CUE,
-    PLANNED,
-    PLANNED_CHANGE,
-    TENTATIVE,
-    TROUBLE,
-)
+from .change_links import NAMED, POSSIBLY, link
+from .change_notes import Note, read_note, states_of, use_verbs, whole_terms
+from .change_words import CUE, TROUBLE
 
-WINDOW = 8  # hits looked at: the versions of one answer rank close together
 LEADS = 3  # of those, the first ones whose later changes are looked for beyond the hits
 FOLLOW = 8  # memories that descent returns
 FOLLOW_TERMS = 4  # of the answers' words, the rarest this many find them
@@ -112,9 +98,9 @@ def later_changes(look: list[Hit], terms: set[str], stemmer: str,
     uses = use_verbs(stemmer)
     # (the question's own words found what they could already: the rarest of the rest are
     # the answers' names and subject; a date's words name no thing)
-    words = [list(dict.fromkeys(t for t in whole_terms(_shown(h), stemmer)
+    words = [list(dict.fromkeys(t for t in whole_terms(shown(h), stemmer)
                                 if t not in uses and t not in terms
-                                and not _dateish(t, stemmer))) for h in leads]
+                                and not dateish(t, stemmer))) for h in leads]
     if not any(words):
         return []
     since = min((h.date or "")[:10] for h in leads)
@@ -127,12 +113,6 @@ def later_changes(look: list[Hit], terms: set[str], stemmer: str,
             seen.add(h.id)
             out.append(h)
     return out
-
-
-def _dateish(term: str, stemmer: str) -> bool:
-    """Whether ``term`` is a word of a date: a year, a month, a weekday, a day's number."""
-    return bool(YEAR.fullmatch(term)) or term in calendar_terms(stemmer) or \
-        (term.isdigit() and len(term) <= 2)
 
 
 def rarest(groups: list[list[str]], df: dict[str, int], n: int) -> list[str]:
@@ -207,12 +187,12 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                              or sum(bool(NAMED_FIGURE.search(t)) for t in said) >= 2
                              or sum(bool(states_of(h.excerpt or h.title, stemmer))
                                     for h in pool) >= 2):
-        return _settled_first(hits, terms, stemmer) if now else hits
+        return settled_first(hits, terms, stemmer) if now else hits
     notes = {h.id: read_note(h.text, stemmer) for h in pool}
     if not any(n.changed for n in notes.values()) and \
             sum(bool(n.states) for n in notes.values()) < 2 and \
             sum(bool(n.named) for n in notes.values()) < 2:
-        return _settled_first(hits, terms, stemmer) if now else hits
+        return settled_first(hits, terms, stemmer) if now else hits
     for h in extra:  # the question's words it holds, as the descent would have matched
         h.matched = [t for t in sorted(terms) if t in notes[h.id].words]
     days = [h.date or "" for h in pool]
@@ -241,8 +221,8 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                     out.index(new) > out.index(old):
                 # the fact timeline linked the two, and the later says the change in words
                 # ("Correction: the API port is 8443"): it answers for the earlier
-                _answers_for(new, old)
-                _before(out, new, old)
+                answers_for(new, old)
+                put_before(out, new, old)
                 moved.add(new.id)
                 continue
             if old.outdated or not later or old.scope != new.scope:
@@ -260,7 +240,7 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
             if asked_id and any(_identifier(t) for t in n.values - o.words):
                 continue
             if kind in (NAMED, POSSIBLY):
-                _flag(old, new, CHANGED if kind == NAMED else POSSIBLY_CHANGED, excerpt)
+                flag(old, new, CHANGED if kind == NAMED else POSSIBLY_CHANGED, excerpt)
             # A question that asks by a name only the earlier memory holds ("uniqtok3x0000")
             # asks for that memory: a change that does not name its value, or one the
             # question did not find, leaves it first (flagged).
@@ -270,23 +250,23 @@ def _changes_first(hits: list[Hit], *, terms: set[str], stemmer: str,
                     and not ((o.values | o.slots) - terms) & n.gone:
                 continue
             old.superseded_by = new.id  # (a blend with semantic matches keeps the order)
-            _before(out, new, old)
+            put_before(out, new, old)
             moved.add(new.id)
     _taken_up_again(out, order, notes, when, terms, excerpt)
     if extra and out:
         # (one of them listed among the hits for no word of the question counts as well)
-        _unsettled(out, [h for h in extra if h not in out or not h.matched], notes, when,
+        unsettled(out, [h for h in extra if h not in out or not h.matched], notes, when,
                    terms, stemmer, excerpt, held)
     if out and now:
-        out = _settled_first(out, terms, stemmer)
-        _doubted(out, notes, when, stemmer, excerpt)
+        out = settled_first(out, terms, stemmer)
+        doubted(out, notes, when, stemmer, excerpt)
     # A version moved up above what it changed may itself have been corrected since (by
     # a later memory here, or in the fact timeline): its correction comes first again.
     for h in [x for x in out if x.id in moved and x.outdated]:
         later = h.superseded_by or (successor(h.id) if successor else None)
         fix = next((x for x in out if x.id == later), None) if later else None
         if fix is not None and out.index(fix) > out.index(h):
-            _before(out, fix, h)
+            put_before(out, fix, h)
     return out
 
 
@@ -324,9 +304,9 @@ def _taken_up_again(out: list[Hit], order: list[Hit], notes: dict[str, Note],
             if old in holders or old not in out or old.outdated or when[old.id] <= last or \
                     old.scope != new.scope or not asked & set(old.matched):
                 continue
-            _flag(old, new, CHANGED_BACK, excerpt)
+            flag(old, new, CHANGED_BACK, excerpt)
             old.superseded_by = new.id
-            _before(out, new, old)
+            put_before(out, new, old)
             between.append(old)
         for old in holders if between else []:  # the same value said before: it follows
             if old not in out or old.scope != new.scope:
@@ -337,259 +317,7 @@ def _taken_up_again(out: list[Hit], order: list[Hit], notes: dict[str, Note],
             if old.outdated and len(kept) < len(old.notices) and not kept:
                 old.notices, old.outdated, old.superseded_by = kept, False, None
             if not old.outdated:
-                _before(out, new, old)
-
-
-def _unsettled(out: list[Hit], beyond: list[Hit], notes: dict[str, Note],
-               when: dict[str, tuple[str, str]], terms: set[str], stemmer: str,
-               excerpt: Callable[[Hit], str],
-               held: Callable[[list[str]], dict[str, int]] | None = None) -> None:
-    """The first of ``beyond`` (memories found by the first answer's own words, each
-    holding a word of change, none linked to it) that says a change done (no plan, no
-    attempt, nothing said to stay), later than the first answer, of its scope, and that
-    shares with it a word the question did not ask (no verb of use, no word of change),
-    goes first: the first answer is flagged "possibly changed" and the answer is marked
-    :attr:`Hit.unsettled`, which no confidence turns into FOUND
-    (:func:`ihmt.search.rank.assess`). A later memory that says something of the same thing
-    changed, in words the rule cannot read as a version, is reason enough not to serve the
-    earlier one as the answer of now ("SQS could not keep the order; events go through
-    Kafka" after "Switched the queue to SQS"), and too little to serve itself as one."""
-    lead = out[0]
-    if lead.outdated or lead.id not in notes:
-        return
-    first = notes[lead.id]
-    uses = use_verbs(stemmer)
-    for h in beyond:
-        n = notes[h.id]
-        if h.scope != lead.scope or not n.changed or n.hedged or n.kept or \
-                when[h.id] <= when[lead.id]:
-            continue
-        shared = {t for t in (first.whole & n.whole) - terms - uses - n.cues - first.cues
-                  if not _dateish(t, stemmer)}  # (two notes of one month share no thing)
-        # Of the same thing: two words in common ("docs site"), a name of the answer's
-        # that the later lets go ("Papertrail account closed; logs ship to Loki"), the
-        # thing the later states a value of ("CI is Drone now"), or one word only the two
-        # of them hold; a word many memories hold is a note about something else that
-        # says it too ("Swapped the office monitor" is no news of a dentist "closer to
-        # the new office").
-        if len(shared) == 1 and not shared & first.values & n.gone and held is not None \
-                and not any(shared & st.subject for st in n.states) \
-                and max(held(sorted(shared)).values(), default=0) > 2:
-            continue
-        if not shared:
-            continue
-        # (whether the later is another thing of the kind is not asked here: in talk, the
-        # doubt a later note sharing a word casts keeps a stray answer from being served
-        # as sure: on LoCoMo, asking it made the hooks inject more at a lower precision,
-        # 0.874 -> 0.843)
-        if (set(lead.matched) & first.values) - n.words:
-            continue  # the question asks by a name the later lacks: of another thing ("the
-            # Olivo gateway's rate limit" is no news of "the Cobalt service's rate limit")
-        if (n.reverts - terms) & (first.values | first.slots):
-            # it takes the first answer's value up again ("went back to bash" after "my
-            # shell is bash"): the newer saying of the same answer, which stands
-            _answers_for(h, lead)
-            _before(out, h, lead)
-            return
-        _flag(lead, h, POSSIBLY_CHANGED, excerpt)
-        lead.superseded_by = h.id
-        h.unsettled = True
-        _before(out, h, lead)
-        return
-
-
-@functools.lru_cache(maxsize=4)
-def _plan_words(stemmer: str) -> frozenset[str]:
-    """The words of a question that asks about plans, not about now."""
-    return frozenset(tokenize("plan plans planning planned planea planeamos proposal propose "
-                              "proposed propuesta idea ideas roadmap future futuro would "
-                              "might", stemmer))
-
-
-def _settled_first(hits: list[Hit], terms: set[str], stemmer: str) -> list[Hit]:
-    """``hits``, where the first answer only says a change planned or imagined ("We are
-    planning to move the search index to OpenSearch", "if we sign, P1 ack would drop to 5
-    minutes": :data:`ihmt.search.change_words.PLANNED` and
-    :data:`~ihmt.search.change_words.PLANNED_CHANGE`) and says no change done, with the
-    newest of the next answers that say something settled of the same thing (a question
-    word both matched, no verb of use) before it: for a question about now, a plan changes
-    nothing until it is carried out. Only the first answer is read."""
-    if len(hits) < 2:
-        return hits
-    said = fold(hits[0].excerpt or hits[0].title)
-    if terms & _plan_words(stemmer):  # (a question about the plan asks for it)
-        return hits
-    if ASSUMED.search(said):
-        return _guess_settled(hits, stemmer)
-    lead = hits[0]
-    put_forward = not (PLANNED.search(said) and PLANNED_CHANGE.search(said))
-    if put_forward:
-        # nor a value only put forward ("Friend recommended Fly.io for the blog. Maybe
-        # someday, not now."): it says nothing of what holds
-        n = read_note(lead.text, stemmer)
-        if not (TENTATIVE.search(said) and n.hedged):
-            return hits
-    if read_note(lead.text, stemmer).changed:  # "moved X to Y; might move Z later"
-        return hits
-    uses = use_verbs(stemmer)
-    settled = [h for h in hits[1:WINDOW]
-               if not h.outdated and h.scope == lead.scope
-               and not PLANNED.search(fold(h.excerpt or h.title))
-               and (set(h.matched) & set(lead.matched)) - uses]
-    if not settled:
-        return hits
-    # the newest of them: what was settled last (an older version may be among them)
-    newest = max(settled, key=lambda h: (h.date or "", -hits.index(h)))
-    if not version_head(newest, hits):
-        # (a plan or a pitch says nothing of which settled answer holds: unless the one
-        # behind it changed an earlier one, it leads as one the user may check)
-        newest.unsettled = True
-    out = list(hits)
-    _before(out, newest, lead)
-    return out
-
-
-def _guess_settled(hits: list[Hit], stemmer: str) -> list[Hit]:
-    """``hits``, where the first answer is a guess (:data:`ihmt.search.change_words.ASSUMED`:
-    "Assumption: the deploy branch is main", "supuse que el dominio era acme.es"), with the
-    later answer of the same thing (a question word both matched, no verb of use) that is
-    no guess nor plan before it: what was settled after the guess ("User correction: no,
-    it's release/stable"), a correction first, then the one sharing most of what was
-    asked, then the newest. The guess follows, flagged as possibly changed."""
-    lead = hits[0]
-    uses = use_verbs(stemmer)
-    said = {h.id: fold(h.excerpt or h.title) for h in hits[1:WINDOW]}
-    asked = {h.id: (set(h.matched) & set(lead.matched)) - uses for h in hits[1:WINDOW]}
-    later = [h for h in hits[1:WINDOW]
-             if not h.outdated and h.scope == lead.scope and (h.date or "") > (lead.date or "")
-             and not ASSUMED.search(said[h.id]) and not PLANNED.search(said[h.id])
-             and asked[h.id]]
-    if not later:
-        return hits
-    # (a correction first, then the one that shares most of what was asked, then the newest)
-    best = max(later, key=lambda h: (bool(CORRECTION.search(said[h.id])), len(asked[h.id]),
-                                     h.date or "", -hits.index(h)))
-    out = list(hits)
-    _flag(lead, best, POSSIBLY_CHANGED, quote)
-    _before(out, best, lead)
-    return out
-
-
-def _doubted(out: list[Hit], notes: dict[str, Note], when: dict[str, tuple[str, str]],
-             stemmer: str, excerpt: Callable[[Hit], str]) -> None:
-    """The first answer, when a later memory among the answers says a change done of what
-    the question asked (a question word both matched, no verb of use) and the rule could
-    not link it to the first: the first keeps its place, with a notice naming the later
-    memory, and is marked :attr:`Hit.unsettled`, which no confidence turns into FOUND. Not
-    when the later one names the first's value as standing, or takes it up again."""
-    lead = out[0]
-    if lead.outdated or lead.unsettled or lead.id not in notes:
-        return
-    first = notes[lead.id]
-    uses = use_verbs(stemmer)
-    for h in out[1:WINDOW]:
-        n = notes.get(h.id)
-        if n is None or h.scope != lead.scope or not n.changed or n.hedged or n.kept or \
-                when[h.id] <= when[lead.id]:
-            continue
-        # (a name both hold is who or what they are about, not the thing asked: "Caroline"
-        # of two lines of one conversation)
-        both = (set(h.matched) & set(lead.matched)) - uses
-        # (a correction is of an earlier memory, whatever they share and however it names it)
-        correcting = bool(CORRECTION.search(fold(h.text or "")))
-        if not both or (not both - (first.names & n.names) and not correcting):
-            continue
-        if not correcting and (set(lead.matched) & first.words) - n.words - uses and \
-                sibling(n, first, both, uses, stemmer):
-            continue  # another thing of the same kind: "the admin API" for "the public API"
-        if elsewhere(n, first, set(lead.matched)) or named_apart(first, n):
-            continue  # a change of another place only ("... but only in staging"), or of
-            # another thing by its name ("orders-db-replica" for "orders-db")
-        if numbered_elsewhere(first, n, n.names - first.words):
-            continue  # a number of something else ("moved bastion SSH to 2222")
-        if (n.reverts & (first.values | first.slots)) or (
-                first.current() and first.current() <= n.words - n.gone and not correcting):
-            continue  # it says the first's value again, or as standing
-        lead.notices.append(f"a later memory may have changed this ({h.id}, "
-                            f"{h.date or 'undated'}): {excerpt(h)}")
-        lead.unsettled = True
-        return
-
-
-# How a flag's notice starts (:func:`ihmt.search.query` tells these flags from a version
-# group's by them).
-CHANGED = "changed by a later memory"
-POSSIBLY_CHANGED = "possibly changed by a later memory"
-CHANGED_BACK = "changed back by a later memory"
-FLAGS = (CHANGED, POSSIBLY_CHANGED, CHANGED_BACK)
-
-def _flag(old: Hit, new: Hit, how: str, excerpt: Callable[[Hit], str]) -> None:
-    """Flag ``old`` outdated by ``new`` (``how``: the notice's words), and let ``new``
-    answer what ``old`` matched (as a correction does:
-    :func:`ihmt.search.answer.corrections_first`)."""
-    old.outdated = True
-    old.notices.append(f"{how} ({new.id}, {new.date or 'undated'}): {excerpt(new)}")
-    _answers_for(new, old)
-
-
-def _answers_for(new: Hit, old: Hit) -> None:
-    """``new`` counts as matching what ``old`` matched."""
-    new.matched = list(dict.fromkeys([*new.matched, *old.matched]))
-
-
-def _before(out: list[Hit], new: Hit, old: Hit) -> None:
-    """Put ``new`` right before ``old`` in ``out`` (``new`` may not be in it yet)."""
-    if new in out:
-        if out.index(new) < out.index(old):
-            return
-        out.remove(new)
-    out.insert(out.index(old), new)
-    new.score = max(new.score, old.score * 1.01)
-
-
-def quote(hit: Hit) -> str:
-    """How a flag quotes the memory that changed it."""
-    return clip_shown(hit.text, 120)
-
-
-def _shown(h: Hit) -> str:
-    """The memory's text if it was read, else its excerpt (no leaf read for it)."""
-    return h._text if h._text is not None else (h.excerpt or h.title)
-
-
-def version_head(best: Hit, hits: list[Hit], *, flagged: bool = True) -> bool:
-    """Whether ``best`` is the newest of versions the rule linked and flagged: an earlier
-    memory among ``hits`` is outdated because ``best`` changed it. ``flagged=False``: or
-    linked only, on weaker ground (:data:`ihmt.search.change_links.FOLLOWS`), where no
-    later memory among ``hits`` matched a question word ``best`` matched (it may be a
-    newer version the rule could not link)."""
-    if any(h.outdated and h.superseded_by == best.id for h in hits):
-        return True
-    if flagged or not any(h.superseded_by == best.id for h in hits):
-        return False
-    asked = set(best.matched)
-    return not any((h.date or "") > (best.date or "") and asked & set(h.matched)
-                   for h in hits if h is not best)
-
-
-def earlier_words(best: Hit, hits: list[Hit]) -> frozenset[str]:
-    """The words of the question that the earlier versions of ``best`` among ``hits`` (those
-    a change linked to it, and theirs in turn) matched: "the shared vault is Bitwarden
-    now" answers "where does the team keep shared credentials?" as "Team passwords are
-    kept in LastPass shared folders" did, though it says no "team" nor "keep"."""
-    return frozenset(t for h in earlier_versions(best, hits) for t in h.matched)
-
-
-def earlier_versions(best: Hit, hits: list[Hit]) -> list[Hit]:
-    """The memories among ``hits`` that a change linked to ``best``, and theirs in turn."""
-    out: list[Hit] = []
-    heads, seen = {best.id}, {best.id}
-    while heads:
-        prior = [h for h in hits if h.superseded_by in heads and h.id not in seen]
-        heads = {h.id for h in prior}
-        seen |= heads
-        out.extend(prior)
-    return out
+                put_before(out, new, old)
 
 
 def no_rival(terms: set[str], stemmer: str) -> Callable[[Hit, Hit], bool]:
@@ -603,8 +331,8 @@ def no_rival(terms: set[str], stemmer: str) -> Callable[[Hit, Hit], bool]:
     def agrees(best: Hit, other: Hit) -> bool:
         if other.superseded_by == best.id:  # linked as its earlier version
             return True
-        o = read_note(_shown(other), stemmer)
-        b = read_note(_shown(best), stemmer)
+        o = read_note(shown(other), stemmer)
+        b = read_note(shown(best), stemmer)
         if o.hedged and not b.hedged:
             return True
         mine = o.values - terms

@@ -29,19 +29,9 @@ from .aliases import ALIAS_WEIGHT, acronyms, compounds, expand
 from .answer import annotate, corrections_first, finish, rerank
 from .asked import answer_type_terms, context_terms, frame_terms, now_terms
 from .asker import not_theirs, ours_first
+from .change_hits import FLAGS, earlier_versions, earlier_words, quote, version_head
 from .change_notes import use_verbs
-from .changes import (
-    FLAGS,
-    FOLLOW_MAX_WORDS,
-    FOLLOW_TERMS,
-    changes_first,
-    earlier_versions,
-    earlier_words,
-    no_rival,
-    quote,
-    rarest,
-    version_head,
-)
+from .changes import FOLLOW_MAX_WORDS, FOLLOW_TERMS, changes_first, no_rival, rarest
 from .descent import Descent, ScopeFilter, descend, frequencies
 from .hybrid import blend, keep_semantic_first, lexical_coverage
 from .intent import asks_about_event, asks_about_past, asks_for_current, fact_intent

@@ -66,7 +66,8 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
     test for NOT FOUND (not in the confidence). ``slack``: query words that weigh
     :data:`TYPE_WEIGHT` in the confidence too where the best memory lacks them (the kind
     of answer and the verb of use, when the best is the newest of linked versions:
-    :func:`ihmt.search.change_hits.version_head`). ``no_rival(best, other)``: True for a
+    :func:`ihmt.search.change_hits.version_head`; the words of the question's context,
+    :func:`ihmt.search.asked.context_terms`). ``no_rival(best, other)``: True for a
     runner-up that gives no other answer (:func:`ihmt.search.changes.no_rival`). ``now``:
     the query asks about the present (it names no period), so an outdated best memory is
     no FOUND answer. ``inherited``: query words the best memory's earlier versions matched

@@ -45,7 +45,9 @@ were read) showed served stale or refused, in words of their own:
 - a later note that says the asked thing stayed ("... staging upgraded to 7.2; prod
   unchanged") is no version of it;
 - a capital right after a label's colon, alone in its clause, is a name ("Tech lead for
-  payments: Rui."), and "New payments lead is Sadia" puts the new value after "is".
+  payments: Rui."), and "New payments lead is Sadia" puts the new value after "is";
+- a place left ("last day at X today", "último día en X") and a thing traded in ("traded
+  the Pixel in for an iPhone 16") let the old value go.
 
 Each test fails on ``7c56073`` but the guards, which held before and keep the new rules
 in bounds: a plan is still a hedge, two notes of one month or two items named by their
@@ -326,3 +328,21 @@ def test_a_new_holder_said_with_new_replaces_the_labelled_one(tmp_path: Path) ->
     res = m.search("who leads the checkout team now?")
     newer_leads(res, new, old)
     assert res.status == "FOUND"
+
+
+@pytest.mark.parametrize(("old", "new", "question", "answer"), [
+    ("I work at Initrode on the payments team.",
+     "Last day at Initrode today; starting at Vandelay Industries on Monday.",
+     "where do I work?", "Vandelay"),
+    ("Trabajo en Cervezas Tramuntana.",
+     "Hoy fue mi último día en Cervezas Tramuntana; el lunes empiezo en Olivares Bio.",
+     "¿dónde trabajo?", "Olivares"),
+    ("My phone is a Galaxy S21.", "Traded the Galaxy in for a Fairphone 5.",
+     "what phone do I have?", "Fairphone"),
+])
+def test_a_place_left_or_a_thing_traded_in(tmp_path: Path, old: str, new: str,
+                                           question: str, answer: str) -> None:
+    m = office_store(tmp_path, (old, "2025-01-10"), (new, "2025-09-01"))
+    res = m.search(question)
+    assert answer in res.hits[0].text and res.status == "FOUND"
+    assert next(h for h in res.hits if h.text == old).outdated

@@ -108,6 +108,10 @@ CUE = lazy(
     r"|ya\s+no|ahora(?!\s+que)|en\s+(?:lugar|vez)\s+de"
     # a value taken up again: "Helix CI back on GitHub Actions", "volvió a ESLint"
     r"|back\s+(?:to|on)|volv(?:i|io|imos|ieron)\s+a"
+    # a thing given for another: "traded the Pixel in for an iPhone 16"
+    r"|trad(?:ed|ing)(?=\s+\S+(?:\s+\S+)?\s+(?:in\s+)?for\b)"
+    # a place left: "last day at Contoso today", "hoy fue mi último día en Acme"
+    r"|last\s+day\s+(?:at|in|with)|ultimo\s+dia\s+(?:en|con)"
     # "ya" before a verb of being or use in the present, or before "en"/"con" alone: the
     # state reached ("los transaccionales ya salen por Amazon SES", "ya estamos en
     # Kubernetes")
@@ -206,7 +210,7 @@ CUE = lazy(
 OLD_SLOT = lazy(
     r"\b(?:(?:cancele|cerre|vendi|deje)\s+(?:la|el|los|las)\s+(?:\w+\s+)?del?"  # "cerré la del X"
     r"|from|off|replac(?:ed|ing)|instead\s+of|dropp(?:ed|ing)|ditch(?:ed|ing)|swapp(?:ed|ing)"
-    r"|delet(?:ed|ing)|remov(?:ed|ing)"
+    r"|delet(?:ed|ing)|remov(?:ed|ing)|trad(?:ed|ing)(?=\s+\S+(?:\s+\S+)?\s+(?:in\s+)?for\b)"
     r"|cancelamos|cancelaron"
     r"|retir(?:ed|ing)|stopped\s+using|no\s+longer\s+(?:use|using|keep|run|on|in|with"
     r"|\w+\s+(?:on|in|with|for|from|by)|\w+)"  # "no longer pay for Heroku", "... enforce X"
@@ -216,6 +220,7 @@ OLD_SLOT = lazy(
     r"|(?:he|hemos|han)\s+(?:dejado(?:\s+de\s+usar)?|quitado|eliminado|apagado|vendido"
     r"|cerrado(?:\s+la\s+cuenta\s+de)?|cancelado)"
     r"|left|quit|renam(?:ed|ing)|vendi|vendimos"
+    r"|last\s+day\s+(?:at|in|with)|ultimo\s+dia\s+(?:en|con)"
     # "not going back to zsh", "no vuelvo a Jira"
     r"|(?:not|never)\s+" + BACK_VERB + r"\s+back\s+to"
     r"|no\s+(?:vuelvo|volvemos|volvere|volveremos)\s+a"

@@ -62,10 +62,11 @@ from pathlib import Path
 
 import pytest
 
-from ihmt.search.asked import context_terms, now_terms
+from ihmt.search.asked import context_terms
 from ihmt.search.change_notes import read_note
 from ihmt.search.change_words import ASSUMED, CORRECTION, CUE, NOT_DONE, OLD_SLOT
 from ihmt.search.changes import rarest
+from ihmt.search.intent import now_terms
 from ihmt.text import fold
 
 from .conftest import newer_leads, office_store, stands, store_with
@@ -284,7 +285,6 @@ def test_a_later_note_sharing_one_common_word_casts_no_doubt(tmp_path: Path) -> 
     res = m.search("Who's my physio now?")
     newer_leads(res, new, old)
     assert not res.hits[0].unsettled and res.status == "FOUND"
-
 
 
 def test_going_back_changes_the_move_away(tmp_path: Path) -> None:

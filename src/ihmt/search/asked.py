@@ -79,21 +79,6 @@ def names_beyond(text: str, query_terms: set[str], stemmer: str) -> bool:
     return False
 
 
-# Words that ask about the present: "today", "these days", "right now", "a día de hoy".
-# They say when the answer holds, not what it says; a memory is no better an answer for
-# holding them ("Trabajo en Nimbus desde hoy").
-_NOW = lazy(
-    r"\b(?:now|today|currently|current|nowadays|these\s+days|at\s+the\s+moment|right\s+now"
-    r"|at\s+present|presently|as\s+of\s+today|ahora|hoy|actualmente|actual|hoy\s+en\s+dia"
-    r"|a\s+dia\s+de\s+hoy|en\s+este\s+momento|ahora\s+mismo|estos\s+dias)\b")
-
-
-def now_terms(query: str, stemmer: str) -> frozenset[str]:
-    """Index terms of the words by which ``query`` asks about the present."""
-    return frozenset(t for m in _NOW.finditer(fold(query))
-                     for t in tokenize(m.group(), stemmer))
-
-
 # A question among other sentences: "Which proxy fronts cobalt today? I need to add a
 # route." The part that asks ends with "?", opens with "¿", or starts with a word of
 # asking; the rest says why the user asks (a task, a plan), not what the answer holds.

@@ -100,7 +100,10 @@ def settled_first(hits: list[Hit], terms: set[str], stemmer: str) -> list[Hit]:
     :data:`~ihmt.search.change_words.PLANNED_CHANGE`) and says no change done, with the
     newest of the next answers that say something settled of the same thing (a question
     word both matched, no verb of use) before it: for a question about now, a plan changes
-    nothing until it is carried out. Only the first answer is read."""
+    nothing until it is carried out. So for a value only put forward ("Friend recommended
+    Fly.io for the blog. Maybe someday": :data:`ihmt.search.change_words.TENTATIVE`). The
+    answer moved up is marked :attr:`Hit.unsettled` unless it changed an earlier one:
+    neither says which settled answer holds. Only the first answer is read."""
     if len(hits) < 2:
         return hits
     said = fold(hits[0].excerpt or hits[0].title)
@@ -109,14 +112,11 @@ def settled_first(hits: list[Hit], terms: set[str], stemmer: str) -> list[Hit]:
     if ASSUMED.search(said):
         return _guess_settled(hits, stemmer)
     lead = hits[0]
-    put_forward = not (PLANNED.search(said) and PLANNED_CHANGE.search(said))
-    if put_forward:
-        # nor a value only put forward ("Friend recommended Fly.io for the blog. Maybe
-        # someday, not now."): it says nothing of what holds
-        n = read_note(lead.text, stemmer)
-        if not (TENTATIVE.search(said) and n.hedged):
-            return hits
-    if read_note(lead.text, stemmer).changed:  # "moved X to Y; might move Z later"
+    n = read_note(lead.text, stemmer)
+    if not (PLANNED.search(said) and PLANNED_CHANGE.search(said)) and \
+            not (TENTATIVE.search(said) and n.hedged):
+        return hits  # (neither a plan nor a value only put forward)
+    if n.changed:  # "moved X to Y; might move Z later"
         return hits
     uses = use_verbs(stemmer)
     settled = [h for h in hits[1:WINDOW]

@@ -71,16 +71,11 @@ def version_head(best: Hit, hits: list[Hit], *, flagged: bool = True) -> bool:
                    for h in hits if h is not best)
 
 
-def earlier_words(best: Hit, hits: list[Hit]) -> frozenset[str]:
-    """The words of the question that the earlier versions of ``best`` among ``hits`` (those
-    a change linked to it, and theirs in turn) matched: "the shared vault is Bitwarden
-    now" answers "where does the team keep shared credentials?" as "Team passwords are
-    kept in LastPass shared folders" did, though it says no "team" nor "keep"."""
-    return frozenset(t for h in earlier_versions(best, hits) for t in h.matched)
-
-
 def earlier_versions(best: Hit, hits: list[Hit]) -> list[Hit]:
-    """The memories among ``hits`` that a change linked to ``best``, and theirs in turn."""
+    """The memories among ``hits`` that a change linked to ``best``, and theirs in turn:
+    the words they matched are the newest's too ("the shared vault is Bitwarden now"
+    answers "where does the team keep shared credentials?" as "Team passwords are kept in
+    LastPass shared folders" did, though it says no "team" nor "keep")."""
     out: list[Hit] = []
     heads, seen = {best.id}, {best.id}
     while heads:

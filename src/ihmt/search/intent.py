@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from ..lazy_re import lazy
-from ..text import fold
+from ..text import fold, tokenize
 
 _INTENTS: list[tuple[str, re.Pattern[str]]] = [
     ("location", lazy(
@@ -127,14 +127,27 @@ def fact_intent(query: str) -> str | None:
     return None
 
 
-_CURRENT = lazy(
-    r"\b(now|today|currently|current|latest|nowadays|these days|at the moment"
-    r"|ahora|hoy|actualmente|actual|hoy en dia|a dia de hoy)\b")
+# The words by which a question asks about the present ("today", "these days", "a día de
+# hoy"): one list for whether a question asks for the newest version and for the words an
+# answer is not judged by.
+_NOW_WORDS = (r"now|today|currently|current|nowadays|these\s+days|at\s+the\s+moment"
+              r"|ahora|hoy|actualmente|actual|hoy\s+en\s+dia|a\s+dia\s+de\s+hoy")
+_CURRENT = lazy(r"\b(latest|" + _NOW_WORDS + r")\b")
+_NOW = lazy(r"\b(?:" + _NOW_WORDS + r"|right\s+now|at\s+present|presently|as\s+of\s+today"
+            r"|en\s+este\s+momento|ahora\s+mismo|estos\s+dias)\b")
 
 
 def asks_for_current(query: str) -> bool:
     """'Which port does X use now?': the newest of several matching memories is the answer."""
     return bool(_CURRENT.search(fold(query)))
+
+
+def now_terms(query: str, stemmer: str) -> frozenset[str]:
+    """Index terms of the words by which ``query`` asks about the present: they say when
+    the answer holds, not what it says, and a memory is no better an answer for holding
+    them ("Trabajo en Nimbus desde hoy")."""
+    return frozenset(t for m in _NOW.finditer(fold(query))
+                     for t in tokenize(m.group(), stemmer))
 
 
 _PAST = lazy(

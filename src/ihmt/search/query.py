@@ -27,14 +27,20 @@ from ..timeline.versions import versions_together
 from . import scoped
 from .aliases import ALIAS_WEIGHT, acronyms, compounds, expand
 from .answer import annotate, corrections_first, finish, rerank
-from .asked import answer_type_terms, context_terms, frame_terms, now_terms
+from .asked import answer_type_terms, context_terms, frame_terms
 from .asker import not_theirs, ours_first
-from .change_hits import FLAGS, earlier_versions, earlier_words, quote, version_head
+from .change_hits import FLAGS, earlier_versions, quote, version_head
 from .change_notes import use_verbs
 from .changes import FOLLOW_MAX_WORDS, FOLLOW_TERMS, changes_first, no_rival, rarest
 from .descent import Descent, ScopeFilter, descend, frequencies
 from .hybrid import blend, keep_semantic_first, lexical_coverage
-from .intent import asks_about_event, asks_about_past, asks_for_current, fact_intent
+from .intent import (
+    asks_about_event,
+    asks_about_past,
+    asks_for_current,
+    fact_intent,
+    now_terms,
+)
 from .related import RELATED_WEIGHT, related
 
 T = TypeVar("T")  # what a read of the tree returns (:meth:`Searcher._reading`)
@@ -175,9 +181,9 @@ class Searcher:
             # a runner-up naming the same value, or only a plan, is no rival answer.
             slack = asks
             agrees = no_rival(set(words), stem)
-            inherited = earlier_words(result.hits[0], result.hits[:top_k])
-            versions = Counter(t for h in earlier_versions(result.hits[0], result.hits[:top_k])
-                               for t in set(h.matched))
+            prior = earlier_versions(result.hits[0], result.hits[:top_k])
+            inherited = frozenset(t for h in prior for t in h.matched)
+            versions = Counter(t for h in prior for t in set(h.matched))
         # What the answer is judged by: not the words that ask about the present ("which
         # proxy ... today?"), and the words of the query's context ("I need to add a
         # route") weigh as little as the kind of answer where the best memory lacks them.

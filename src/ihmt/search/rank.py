@@ -53,6 +53,14 @@ def _weights(q: list[str], idf: dict[str, float], n_leaves: int,
     return out
 
 
+def _strong(matched: set[str], q: list[str], idf: dict[str, float], n_leaves: int,
+            versions: dict[str, int] | None) -> bool:
+    """Whether a word of ``matched`` weighs at least half the heaviest query word, on the
+    store's own counts (:data:`MIN_STRENGTH_STORE`), versions of one thing counted once."""
+    own = _weights(q, idf, n_leaves, MIN_STRENGTH_STORE, versions)
+    return any(own.get(t, 0) >= 0.5 * max(own.values()) for t in matched)
+
+
 def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leaves: int,
            cfg: Config, types: frozenset[str] = frozenset(), stemmer: str = "english",
            *, no_rival: Callable[[Hit, Hit], bool] | None = None,
@@ -116,10 +124,9 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
     near = [t for t in loose if t in weights and t not in matched]
     if near:
         coverage += RELATED_SHARE * share(near)
-    own = _weights(q, idf, n_leaves, MIN_STRENGTH_STORE, versions)
-    strong = [t for t in matched if own.get(t, 0) >= 0.5 * max(own.values())]
     stray = len(q) >= 2 and (coverage < 0.3 or (len(matched) == 1 and coverage < 0.5
-                                                 and not strong))
+                                                 and not _strong(matched, q, idf, n_leaves,
+                                                                 versions)))
     if stray or coverage < 0.2:
         result.status = "NOT_FOUND"
         shared = sorted(matched or loose)

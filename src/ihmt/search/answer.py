@@ -40,19 +40,23 @@ def annotate(hits: list[Hit], timeline: FactTimeline, excerpt_of: Callable[[str]
 
 
 def rerank(hits: list[Hit], *, query: str, clue: str | None, period: tuple[str, str] | None,
-           stemmer: str, current: bool = False, idf: dict[str, float] | None = None) -> None:
+           stemmer: str, current: bool = False, idf: dict[str, float] | None = None,
+           loosely: frozenset[str] = frozenset()) -> None:
     """Adjust scores in place for clue, period and outdatedness, then sort.
 
     With ``current`` (the query asks what holds now), memories that match the query's
     distinctive words as well as the best one are treated as versions of one fact: the
-    newest comes first, since a later statement supersedes an earlier one.
+    newest comes first, since a later statement supersedes an earlier one. ``loosely``:
+    the ids of memories that hold a query word only in other words (a related word, a
+    product of the kind it names: "Honeybadger" for "error tracker"), which hold what the
+    question asks about as much as one holding the word does.
     """
     q_terms = set(tokenize(query, stemmer))
     c_terms = set(tokenize(clue, stemmer)) if clue else set()
     uses = use_verbs(stemmer)
     # (a memory that holds only the question's verb of use, "uses", is no match for "what
     # ORM does our backend use?" beside memories that hold what it asks about)
-    content = [h for h in hits if set(h.matched) - uses]
+    content = [h for h in hits if set(h.matched) - uses or h.id in loosely]
     for h in hits:
         m = set(h.matched)
         factor = 1.0
@@ -70,7 +74,7 @@ def rerank(hits: list[Hit], *, query: str, clue: str | None, period: tuple[str, 
     if content:
         top = max(h.score for h in content)
         for h in hits:
-            if h.matched and set(h.matched) <= uses:
+            if h.matched and set(h.matched) <= uses and h.id not in loosely:
                 h.score = min(h.score, top * USE_ONLY)
     # Equal scores are ordered by id, so the order never depends on where the tree
     # happens to hold each memory (a rebuild or another branch factor would change it).

@@ -16,15 +16,15 @@ from .change_hits import (
     POSSIBLY_CHANGED,
     WINDOW,
     answers_for,
-    dateish,
     flag,
     put_before,
     quote,
     version_head,
 )
-from .change_links import elsewhere, named_apart, numbered_elsewhere, sibling
+from .change_links import dateish, elsewhere, named_apart, numbered_elsewhere, sibling
 from .change_notes import Note, read_note, use_verbs
 from .change_words import ASSUMED, CORRECTION, PLANNED, PLANNED_CHANGE, TENTATIVE
+from .kinds import kind_words
 
 
 def unsettled(out: list[Hit], beyond: list[Hit], notes: dict[str, Note],
@@ -118,7 +118,8 @@ def settled_first(hits: list[Hit], terms: set[str], stemmer: str) -> list[Hit]:
         return hits  # (neither a plan nor a value only put forward)
     if n.changed:  # "moved X to Y; might move Z later"
         return hits
-    uses = use_verbs(stemmer)
+    # (a word of use both matched as the kind of thing asked for, "the build", is the thing)
+    uses = use_verbs(stemmer) - (kind_words(stemmer) & terms)
     settled = [h for h in hits[1:WINDOW]
                if not h.outdated and h.scope == lead.scope
                and not PLANNED.search(fold(h.excerpt or h.title))

@@ -1,7 +1,7 @@
 """What the rules of changes (:mod:`ihmt.search.changes`, :mod:`ihmt.search.change_doubts`)
 do to hits and read of them: flag one outdated by another, put one before another, quote
-one, tell the newest of linked versions and what its earlier versions matched, and tell a
-date's words from a thing's.
+one, tell the newest of linked versions and what its earlier versions matched. (Whether a
+word is a date's: :func:`ihmt.search.change_links.dateish`.)
 """
 
 from __future__ import annotations
@@ -10,8 +10,6 @@ from collections.abc import Callable
 
 from ..model import Hit
 from ..text import clip_shown
-from .change_links import YEAR
-from .change_notes import calendar_terms
 
 # How a flag's notice starts (:func:`ihmt.search.query` tells these flags from a version
 # group's by them).
@@ -84,9 +82,3 @@ def earlier_versions(best: Hit, hits: list[Hit]) -> list[Hit]:
         seen |= heads
         out.extend(prior)
     return out
-
-
-def dateish(term: str, stemmer: str) -> bool:
-    """Whether ``term`` is a word of a date: a year, a month, a weekday, a day's number."""
-    return bool(YEAR.fullmatch(term)) or term in calendar_terms(stemmer) or \
-        (term.isdigit() and len(term) <= 2)

@@ -15,6 +15,7 @@ from ..model import Hit
 from ..text import tokenize
 from .change_figures import number_terms, same_unit
 from .change_notes import Note, calendar_terms, use_verbs
+from .kinds import of_kind
 
 YEAR = re.compile(r"(?:19|20)\d\d")  # a year: a date, never a value nor a thing
 _HASH = re.compile(r"(?=[a-f]*\d)(?=\d*[a-f])[0-9a-f]{6,40}")  # "4be21a", "9f1c2e0"
@@ -87,6 +88,8 @@ def link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     # still says the old name ("old dashboards still say notifier").
     if n.renamed & o_names - terms and not n.hedged:
         return NAMED
+    if not beyond and (kind := swapped(o, n, terms, stemmer)):
+        return kind
     if not subject:
         if gone & n.changed and not n.hedged and not gone & n.kept:
             return NAMED
@@ -96,7 +99,9 @@ def link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
         if not beyond and not n.hedged and (said - uses) - calendar_terms(stemmer) and \
                 _renumbered(o, n, stemmer):
             return NAMED
-        if beyond and redated(o, n, said - uses, terms, stemmer):
+        # (or both found by a question word, a name they both give as a value: "Mateo")
+        if (beyond or set(old.matched) & set(new.matched)) and \
+                redated(o, n, said - uses, terms, stemmer):
             return POSSIBLY  # (nothing says which day went away)
         return None
     values = (o.words & n.changed) - terms - n.kept - o.gone - n.new
@@ -139,7 +144,8 @@ def link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     if n.hedged or not about or not (n.moved_to & fresh) - n.kept or \
             not o_names - n.changed - terms:
         return None
-    if numbered_elsewhere(o, n, n_names - o.words):
+    if numbered_elsewhere(o, n, n_names - o.words) or \
+            _dated_only(o, n, (n.moved_to & fresh) - n.kept, stemmer):
         return None
     # A query word the earlier matched and the later lacks (but for verbs of use, the word
     # that says how the earlier's value serves, "se generan con X", and a word found only
@@ -160,6 +166,40 @@ def link(old: Hit, o: Note, new: Hit, n: Note, terms: set[str], stemmer: str,
     if len(about) >= 2 or (o.ways & set(old.matched)) - subject or o.defines:
         return POSSIBLY
     return FOLLOWS
+
+
+def swapped(o: Note, n: Note, terms: set[str], stemmer: str) -> str | None:
+    """Whether the later ``n`` moves to a product of the kind the question asks for, in
+    place of the one the earlier ``o`` names (:mod:`ihmt.search.kinds`: "which tool do I
+    invoice with?"; "Facturo con Holded", later "He pasado mi facturación a Quipu"), the
+    two sharing no word of the thing: :data:`NAMED` where the later says the earlier's
+    product went away, :data:`POSSIBLY` where it only moves to its own. Not a plan, and
+    not where the later keeps the earlier's product or names it still in use."""
+    if n.hedged:
+        return None
+    for old, new in zip(of_kind(o.words, terms, stemmer), of_kind(n.words, terms, stemmer)):
+        fresh = new - old
+        if not old or not fresh & n.moved_to or old & n.kept:
+            continue
+        if old & n.gone:
+            return NAMED
+        if not old & n.words:
+            return POSSIBLY
+    return None
+
+
+def dateish(term: str, stemmer: str) -> bool:
+    """Whether ``term`` is a word of a date: a year, a month, a weekday, a day's number."""
+    return bool(YEAR.fullmatch(term)) or term in calendar_terms(stemmer) or \
+        (term.isdigit() and len(term) <= 2)
+
+
+def _dated_only(o: Note, n: Note, to: set[str], stemmer: str) -> bool:
+    """Whether what the later ``n`` moves to (``to``) is only a date, where the earlier
+    ``o`` gives no date as a value: it moves a day ("the launch slipped: new date is 3
+    June"), not the earlier's value ("Upgraded the service to Go 1.22")."""
+    return bool(to) and all(dateish(t, stemmer) for t in to) and \
+        not any(dateish(t, stemmer) for t in o.values)
 
 
 def _renumbered(o: Note, n: Note, stemmer: str) -> bool:

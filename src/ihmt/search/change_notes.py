@@ -49,6 +49,7 @@ from .change_words import (
     WAY,
     hedged,
 )
+from .kinds import PRODUCT_WORDS
 
 # Weekdays and months are values though Spanish writes them in lower case ("lunes").
 _DAYS_AND_MONTHS = CALENDAR - {"may"}  # (English "may" is a verb)
@@ -256,6 +257,10 @@ def read_note(text: str, stemmer: str) -> Note:
             note.parts.update(terms[1:])
             if not (w.isupper() and len(w) <= 4):  # "CI", "API", "DB" may be a subject
                 note.values.update(whole)
+        elif fw in PRODUCT_WORDS:  # a product of the lexicon of kinds, in lower case ("drop
+            # prettier, use biome"): a name the later memory may let go, though it may be
+            # the subject too ("raised the openai hard limit"), so no value of its own
+            note.names.update(whole)
     for m in _PATH.finditer(text):  # a path names a place: "/mnt/exports", "src/app" (its
         # words may still be the subject two paths share: "exports")
         note.names.update(tokenize(m.group(), stemmer))
@@ -295,7 +300,7 @@ def read_note(text: str, stemmer: str) -> Note:
         still = st is not None and not (st.group() == "fine" and CUE.search(clause, 0,
                                                                              st.start()))
         if still:
-            note.kept.update(last)
+            note.kept.update(_kept_part(clause, st.start(), stemmer) or last)
         for slot in OLD_SLOT.finditer(clause):
             if slot.group().startswith("from") and not CUE.search(clause) and \
                     not _FROM_TO.match(clause, slot.end()):
@@ -530,6 +535,19 @@ def states_of(text: str, stemmer: str) -> list[State]:
             # Chrome as my browser")
             rest.update(t for t in terms if t not in _QUALIFIER_TERMS(stemmer))
     return [State(subject, frozenset(value), frozenset(rest))] if value else []
+
+
+def _kept_part(clause: str, at: int, stemmer: str) -> list[str]:
+    """The terms of the comma-set part of ``clause`` that holds the "still" at ``at``, where
+    another part says a change: "subido vite a la 6.0, react sigue en 18" keeps React, not
+    Vite. ([] where the clause is one part, or says no change but there.)"""
+    parts = [(m.start(), m.end()) for m in re.finditer(r"[^,]+", clause)]
+    if len(parts) < 2:
+        return []
+    here = next((a, b) for a, b in parts if a <= at < b)
+    if not any(CUE.search(clause, a, b) for a, b in parts if (a, b) != here):
+        return []
+    return tokenize(clause[here[0]:here[1]], stemmer)
 
 
 def _first_sentence(text: str) -> str:

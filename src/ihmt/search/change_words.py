@@ -68,8 +68,11 @@ _HANDED = (r"handed\s+(?:\S+\s+){0,3}?(?:team|teams|squad|project|projects|role|
            r"|service|services|repo|repos|on-?call|pager|rota|account|accounts|budget|keys)"
            r"\s+(?:over\s+)?to\b")
 _WAS = r"\(\s*(?:was|previously|formerly|before|old|antes|era|eran|anterior)\s*:?\s*"
-_LEAVES = (r"(?:deja|dejo|se\s+va\s+de|leaves|is\s+leaving)\s+(?:la\s+|el\s+|the\s+)?"
-           r"(?:empresa|equipo|puesto|cargo|company|team|role|job)")
+_LEAVES = (r"(?:deja|dejo|(?:ha|han)\s+dejado|se\s+va\s+de|se\s+(?:ha|han)\s+ido\s+de"
+           r"|se\s+fue\s+de|leaves|is\s+leaving|left|has\s+left)\s+(?:la\s+|el\s+|the\s+)?"
+           r"(?:empresa|equipo|puesto|cargo|company|team|role|job)"
+           # (not a meeting of the team: "Dana left the team meeting early")
+           r"(?!\s+(?:meeting|call|chat|channel|room|lunch|offsite|dinner|reunion|comida|cena))")
 
 # A commit's subject says what the commit did, in the imperative by custom ("commit: move
 # the cleanup cron to 04:30", "chore(repo): rename trunk to main", "commit: 'mueve el cron
@@ -97,6 +100,12 @@ CUE = lazy(
     r"|cambi(?:amos|e|o|ado|ada)|migr(?:amos|e|o|ado|ada)|reemplaz\w*|sustitu\w*"
     r"|pasamos|movimos|mudamos|trasladamos|dejamos|deje|eliminamos|quitamos|borramos"
     r"|movieron|cambiaron|migraron|trasladaron|pasaron\s+a|reemplazaron|sustituyeron"
+    # done to someone by others, in the present: "a Mateo le cambian el inglés a martes"
+    r"|(?:me|te|le|les|nos)\s+(?:cambian|mueven|pasan|trasladan)\b"
+    # a new date set: "new GA date Oct 6", "nueva fecha: 3 de marzo"
+    r"|\bnew\s+(?:\w+\s+)?(?:date|deadline|due\s+date|eta|go-?live)\b|nueva\s+fecha|nuevo\s+plazo"
+    # a directive that opens a clause: "user: drop black, use ruff format"
+    r"|(?:^|(?<=[:;] ))(?:drop|ditch|stop\s+using)\s+(?=\w)"
     # said of the thing: "los logs fueron trasladados a Loki"
     r"|(?:fue|fueron|ha\s+sido|han\s+sido)\s+(?:trasladad|movid|migrad|cambiad|pasad"
     r"|reemplazad|sustituid)[oa]s?"
@@ -211,7 +220,7 @@ OLD_SLOT = lazy(
     r"\b(?:(?:cancele|cerre|vendi|deje)\s+(?:la|el|los|las)\s+(?:\w+\s+)?del?"  # "cerré la del X"
     r"|from|off|replac(?:ed|ing)|instead\s+of|dropp(?:ed|ing)|ditch(?:ed|ing)|swapp(?:ed|ing)"
     r"|delet(?:ed|ing)|remov(?:ed|ing)|trad(?:ed|ing)(?=\s+\S+(?:\s+\S+)?\s+(?:in\s+)?for\b)"
-    r"|cancelamos|cancelaron"
+    r"|cancelamos|cancelaron|(?:^|(?<=[:;] ))(?:drop|ditch|stop\s+using)"
     r"|retir(?:ed|ing)|stopped\s+using|no\s+longer\s+(?:use|using|keep|run|on|in|with"
     r"|\w+\s+(?:on|in|with|for|from|by)|\w+)"  # "no longer pay for Heroku", "... enforce X"
     r"|got\s+rid\s+of|reemplazamos|sustituimos|dejamos(?:\s+de\s+usar)?|apagamos"
@@ -226,7 +235,7 @@ OLD_SLOT = lazy(
     r"|no\s+(?:vuelvo|volvemos|volvere|volveremos)\s+a"
     r"|en\s+(?:lugar|vez)\s+de|ya\s+no\s+(?:usamos|tenemos|\w+\s+(?:de|con|en)))\s+"
     # ("ya no tiramos de Kubernetes"; not "ya no mandamos los logs a X": its object)
-    r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+|a\s+)?(\w[\w.+#-]*)"
+    r"(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+|a\s+|lo\s+del?\s+)?(\w[\w.+#-]*)"
     # "de MySQL a Postgres", "de 30 a 10" (not "el timeout de pagos a 10 segundos", "el
     # cron de limpieza a las 04:30")
     r"|\bde\s+(\w[\w.+#-]*)\s+a\b(?!\s+(?:las?\s+|los\s+)?\d)|\bde\s+(\d[\w.,:]*)\s+a\b"

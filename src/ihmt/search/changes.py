@@ -64,12 +64,11 @@ from .change_hits import (
     POSSIBLY_CHANGED,
     WINDOW,
     answers_for,
-    dateish,
     flag,
     put_before,
     shown,
 )
-from .change_links import NAMED, POSSIBLY, link
+from .change_links import NAMED, POSSIBLY, dateish, link
 from .change_notes import Note, read_note, states_of, use_verbs, whole_terms
 from .change_words import CUE, TROUBLE
 

@@ -41,6 +41,7 @@ from .intent import (
     fact_intent,
     now_terms,
 )
+from .kinds import KIND_WEIGHT, products
 from .related import RELATED_WEIGHT, related
 
 T = TypeVar("T")  # what a read of the tree returns (:meth:`Searcher._reading`)
@@ -90,9 +91,15 @@ class Searcher:
         df = self.frequencies(words) if related(words, stem) else {}
         near = {t: w for t, w in related([w for w in words if not df.get(w)], stem).items()
                 if t not in alias and t not in initials}
+        # "Sentry" for "errors", "Postmark" for "emails": a product of the kind a query word
+        # names, as loose as a related word (it makes a likely answer, not a sure one)
+        kinds = {p: t for p, t in products(words, stem).items()
+                 if p not in alias and p not in initials and p not in near}
+        near.update(kinds)
         d = self.descend(terms + list(alias) + list(initials) + list(near), fetch, flt,
                          weights={**dict.fromkeys(near, RELATED_WEIGHT),
-                                  **dict.fromkeys([*alias, *initials], ALIAS_WEIGHT)})
+                                  **dict.fromkeys([*alias, *initials], ALIAS_WEIGHT),
+                                  **dict.fromkeys(kinds, KIND_WEIGHT)})
         result = SearchResult(query=query, node_reads=d.node_reads, visited=d.visited,
                               total_nodes=int(root.get("n_branches", 0)),
                               total_leaves=int(root["n_leaves"]), capped=d.capped)
@@ -122,7 +129,7 @@ class Searcher:
             value = note
         else:
             rerank(hits, query=base, clue=clue, period=period, stemmer=stem, current=current,
-                   idf=d.idf)
+                   idf=d.idf, loosely=frozenset(i for i, ws in loose.items() if ws))
             if not period:
                 hits = corrections_first(hits, self.timeline, hit_for)
             hits = versions_together(hits, self.timeline, hit_for, query=base, period=period,

@@ -107,9 +107,15 @@ def assess(result: SearchResult, terms: list[str], idf: dict[str, float], n_leav
     coverage = share(matched)
     s1 = best.score
     # Superseded memories are history, shown with their correction: not rivals; nor is
-    # another project's memory listed beside an answer in scope (ihmt.search.scoped).
+    # another project's memory listed beside an answer in scope (ihmt.search.scoped); nor
+    # one older than an answer that holds a word of the question, found by no word of the
+    # question itself (a product of the kind it names, a related word: "Teammate Jonas
+    # swears by Alacritty" beside "User's terminal: WezTerm"). (A newer one may be the
+    # thing's new value, said in other words: a rival.)
     current = [h for h in hits[1:] if not h.outdated and not (h.foreign and not best.foreign)
-               and not (no_rival and no_rival(best, h))]
+               and not (no_rival and no_rival(best, h))
+               and not (best.matched and not h.matched
+                        and (h.date or "") < (best.date or ""))]
     s2 = current[0].score if current else 0.0
     margin = (s1 - s2) / s1 if s1 > 0 else 0.0
     result.confidence = round(0.6 * coverage + 0.4 * margin, 3)

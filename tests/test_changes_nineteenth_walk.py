@@ -8,7 +8,9 @@ stale, in words of their own (the lexicon of kinds it also led to: ``tests/test_
 - a directive that opens a clause ("user: drop prettier, use biome") lets the value go;
   a product of the lexicon of kinds, in lower case, is a name that can be let go;
 - two answers found by one question word (a name both give: "Irene") are versions where
-  the later moves to days the earlier did not give.
+  the later moves to days the earlier did not give;
+- a question of up to 12 content words (a task-led one: "I need to change the footer …")
+  still has its answer's later changes looked for.
 
 Each fails on ``c15495e`` but the guards, which held before and keep the new forms in
 bounds.
@@ -84,4 +86,16 @@ def test_a_directive_drops_a_tool_written_in_lower_case(tmp_path: Path) -> None:
     new = "user: drop prettier, use biome everywhere and keep its default width"
     m = office_store(tmp_path, (old, "2025-02-01"), (new, "2025-07-01"))
     res = m.search("what print width should the formatter use in the new web project?")
+    newer_leads(res, new, old)
+
+
+def test_a_long_task_led_question_still_looks_further(tmp_path: Path) -> None:
+    """A question of nine content words ("I need to change the footer …") is a question,
+    not a pasted text: what became of its answer is looked for beyond the hits (up to
+    ``FOLLOW_MAX_WORDS``, 12; it was 8)."""
+    old = "Billing invoices are rendered with Handlebars in the billing repo."
+    new = "Swapped Handlebars for MJML; the old partials are gone."
+    m = office_store(tmp_path, (old, "2025-01-10"), (new, "2025-06-01"))
+    res = m.search("I need to change the footer of the billing invoices quickly, which engine "
+                   "renders them right now?")
     newer_leads(res, new, old)

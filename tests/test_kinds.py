@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ihmt.search.change_notes import read_note
 from ihmt.search.change_words import OLD_SLOT
 from ihmt.search.kinds import KINDS, kind_words, products
@@ -93,3 +95,16 @@ def test_a_version_bumped_beside_one_that_stayed(tmp_path: Path) -> None:
 
 def test_cancelling_lo_de_x_lets_x_go() -> None:
     assert OLD_SLOT.search(fold("Cancelé lo de Netflix, no lo veíamos")).group(1) == "netflix"
+
+
+@pytest.mark.parametrize("question, product", [
+    ("which browser do I use?", "Firefox"),
+    ("¿qué navegador uso?", "Brave"),
+    ("what language is the ingest service written in?", "Kotlin"),
+    ("where do I keep my notes?", "Obsidian"),
+    ("¿con qué operadora tengo la línea?", "Pepephone"),
+    ("where do our backups go?", "Backblaze"),
+])
+def test_kinds_of_the_users_own_tools(question: str, product: str) -> None:
+    stem = tokenize(product, "english")[0]
+    assert stem in products(tokenize(question, "english"), "english")

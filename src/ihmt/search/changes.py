@@ -75,7 +75,7 @@ from .change_words import CUE, TROUBLE
 LEADS = 3  # of those, the first ones whose later changes are looked for beyond the hits
 FOLLOW = 8  # memories that descent returns
 FOLLOW_TERMS = 4  # of the answers' words, the rarest this many find them
-FOLLOW_MAX_WORDS = 8  # a query of more words (a pasted text, a digest's word list) is
+FOLLOW_MAX_WORDS = 12  # a query of more words (a pasted text, a digest's word list) is
 #   answered by what it says: no change of its answers is looked for beyond them
 CLOSE = 0.6  # share of the first answer's score from which another one is followed too
 

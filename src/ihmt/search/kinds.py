@@ -80,7 +80,7 @@ KINDS: tuple[str, ...] = (
     "vector vectors embedding embeddings vectores | pgvector pinecone weaviate qdrant milvus "
     "chroma chromadb faiss lancedb",
     "warehouse dwh | snowflake bigquery redshift databricks clickhouse duckdb",
-    "bi reporting | metabase looker tableau superset redash powerbi",
+    "bi | metabase looker tableau superset redash powerbi",
     "etl dag dags workflow workflows scheduler cron | airflow dagster "
     "cronitor luigi",
     "backup backups restore snapshot snapshots copia copias respaldo respaldos restaurar "
@@ -142,6 +142,15 @@ KINDS: tuple[str, ...] = (
     "crm | salesforce hubspot pipedrive",
     "support helpdesk help-desk soporte | zendesk freshdesk helpscout gorgias",
     "timesheet timesheets time-tracking | toggl clockify",
+    # the user's own tools
+    "browser browsers navegador | chrome chromium firefox safari brave vivaldi librewolf",
+    "distro os operating-system | ubuntu debian fedora nixos macos manjaro popos archlinux "
+    "opensuse centos",
+    "language languages lenguaje lenguajes | python golang typescript javascript kotlin java "
+    "scala haskell php csharp rust",
+    "notes note-taking notas | obsidian evernote logseq joplin onenote notion",
+    "drive cloud-storage | dropbox gdrive onedrive icloud nextcloud",
+    "messenger | whatsapp telegram",
     # personal
     "carrier operador operadora linea línea sim tarifa | vodafone movistar pepephone digi "
     "yoigo simyo lowi o2 tmobile t-mobile verizon",
@@ -150,26 +159,36 @@ KINDS: tuple[str, ...] = (
 
 
 @functools.lru_cache(maxsize=8)
-def _table(stemmer: str) -> dict[str, frozenset[str]]:
-    """Per kind word (as the index holds it): the products of every kind it names."""
-    out: dict[str, set[str]] = {}
-    for line in KINDS:
-        words, _, products = line.partition("|")
-        names = {t for w in products.split() for t in tokenize(w, stemmer)[:1]}
-        for w in words.split():
+def _kinds_of(stemmer: str) -> dict[str, tuple[int, ...]]:
+    """Per kind word (as the index holds it): the lines of :data:`KINDS` it names. (Only the
+    kind words are stemmed here: a hook's process builds this once per search.)"""
+    out: dict[str, list[int]] = {}
+    for i, line in enumerate(KINDS):
+        for w in line.partition("|")[0].split():
             for t in tokenize(w, stemmer)[:1]:
-                out.setdefault(t, set()).update(names)
-    return {t: frozenset(ps) for t, ps in out.items()}
+                out.setdefault(t, []).append(i)
+    return {t: tuple(dict.fromkeys(ix)) for t, ix in out.items()}
+
+
+@functools.lru_cache(maxsize=512)
+def _products_of(line: int, stemmer: str) -> frozenset[str]:
+    """The products of one line of :data:`KINDS`, as the index holds them."""
+    return frozenset(t for w in KINDS[line].partition("|")[2].split()
+                     for t in tokenize(w, stemmer)[:1])
+
+
+def _named(term: str, stemmer: str) -> frozenset[str]:
+    """The products of every kind ``term`` names."""
+    return frozenset(p for i in _kinds_of(stemmer).get(term, ()) for p in _products_of(i, stemmer))
 
 
 def products(terms: list[str], stemmer: str) -> dict[str, str]:
     """The products of the kinds ``terms`` name, each mapped to the query term that named
     its kind (a term the query holds itself is never another's)."""
-    table = _table(stemmer)
     have = set(terms)
     out: dict[str, str] = {}
     for t in terms:
-        for p in sorted(table.get(t, ())):
+        for p in sorted(_named(t, stemmer)):
             if p not in have and p not in out:
                 out[p] = t
     return out
@@ -179,13 +198,13 @@ def of_kind(words: set[str] | frozenset[str], terms: set[str],
             stemmer: str) -> list[frozenset[str]]:
     """Per kind that one of the query ``terms`` names: the products of it that ``words``
     (a memory's index terms) hold."""
-    table = _table(stemmer)
-    return [frozenset(words & table[t]) for t in sorted(terms) if t in table]
+    kinds = _kinds_of(stemmer)
+    return [frozenset(words & _named(t, stemmer)) for t in sorted(terms) if t in kinds]
 
 
 def kind_words(stemmer: str) -> frozenset[str]:
     """Every kind word, as the index holds it ("build" of "builds", "pipeline", "error")."""
-    return frozenset(_table(stemmer))
+    return frozenset(_kinds_of(stemmer))
 
 
 # Every product of the lexicon as written (lower case): a name whatever its case ("drop
